@@ -1,0 +1,51 @@
+// Where memory lives, CUDA streams and device memory. The CUDA calls are compiled only when the library is
+// built with CUDA; without it every CUDA request is a clear `unsupported` error.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tessera {
+
+// Values are part of the C ABI (include/tessera.h): append only.
+enum class DeviceKind : int32_t { cpu = 0, cuda = 1 };
+
+struct Device {
+  DeviceKind kind = DeviceKind::cpu;
+  int index = 0;
+  static Device cpu() { return {}; }
+  static Device cuda(int index = 0) { return {DeviceKind::cuda, index}; }
+  bool is_cpu() const { return kind == DeviceKind::cpu; }
+  bool is_cuda() const { return kind == DeviceKind::cuda; }
+  bool operator==(const Device&) const = default;
+  std::string str() const;
+};
+
+// An opaque CUDA stream handle (cudaStream_t); nullptr is the legacy default stream.
+using StreamHandle = void*;
+
+bool built_with_cuda();
+int cuda_device_count();  // 0 when built without CUDA or when no GPU is present
+bool cuda_available();
+std::string cuda_device_name(int index = 0);
+
+void* device_alloc(size_t bytes, Device device);
+void device_free(void* ptr, Device device);
+// Copies between any two devices; synchronous with respect to the host.
+void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);
+void synchronize(Device device);
+
+// Owns a CUDA stream for its lifetime.
+class Stream {
+ public:
+  explicit Stream(Device device = Device::cuda());
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  StreamHandle handle() const { return handle_; }
+  void synchronize() const;
+ private:
+  StreamHandle handle_ = nullptr;
+};
+
+}  // namespace tessera

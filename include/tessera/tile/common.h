@@ -1,0 +1,107 @@
+// What kernel code and both tile-library backends share: views of global memory, coordinates, the grid.
+//
+// A tile kernel is a struct:
+//
+//   struct MyKernel {
+//     static constexpr int threads = 256;   // CUDA threads that cooperate on one block; the host ignores it
+//     struct Params { ... views and scalars ... };
+//     template <class Block> TILE_DEVICE void operator()(Block& blk, const Params& p) const { ... }
+//   };
+//
+// Its body uses only tile operations (load, store, math, reductions, mma ...). Those are found by
+// argument-dependent lookup on `blk` and on the tiles, so the same source compiles against
+// tessera::tile::host (every operation is a whole-tile loop: the specification) and
+// tessera::tile::cuda (the block's threads share each tile). Control flow in kernel code may depend only on
+// values that are the same for the whole block: block coordinates, parameters, scalars read from memory.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "tessera/runtime/numeric.h"
+
+#if defined(__CUDACC__)
+#define TILE_DEVICE __device__ __forceinline__
+#define TILE_HD __host__ __device__ __forceinline__
+#else
+#define TILE_DEVICE inline
+#define TILE_HD inline
+#endif
+
+namespace tessera::tile {
+
+// A strided N-dimensional window onto global memory. Extents bound every load and store: elements outside
+// them read as the load's padding value and are never written.
+template <class T, int N>
+struct View {
+  T* data = nullptr;
+  int64_t extent[N] = {};
+  int64_t stride[N] = {};
+
+  TILE_HD int64_t size(int d) const { return extent[d]; }
+  // Drops the leading dimension at index i.
+  TILE_HD View<T, N - 1> operator[](int64_t i) const {
+    static_assert(N > 1, "a rank-1 view cannot be sliced further");
+    View<T, N - 1> v;
+    v.data = data + i * stride[0];
+    for (int d = 1; d < N; ++d) { v.extent[d - 1] = extent[d]; v.stride[d - 1] = stride[d]; }
+    return v;
+  }
+  // A scalar read, the same value for every thread of the block.
+  template <class... I>
+  TILE_HD T& operator()(I... idx) const {
+    static_assert(sizeof...(I) == N, "one index per dimension");
+    const int64_t is[] = {int64_t(idx)...};
+    int64_t off = 0;
+    for (int d = 0; d < N; ++d) off += is[d] * stride[d];
+    return data[off];
+  }
+  // The window of `rows` x `cols` elements starting at (r0, c0) (rank 2 only); extents are clipped.
+  TILE_HD View window(int64_t r0, int64_t c0, int64_t rows, int64_t cols) const {
+    static_assert(N == 2, "window is for rank-2 views");
+    View v = *this;
+    v.data = data + r0 * stride[0] + c0 * stride[1];
+    v.extent[0] = rows < extent[0] - r0 ? rows : extent[0] - r0;
+    v.extent[1] = cols < extent[1] - c0 ? cols : extent[1] - c0;
+    if (v.extent[0] < 0) v.extent[0] = 0;
+    if (v.extent[1] < 0) v.extent[1] = 0;
+    return v;
+  }
+};
+
+template <class T> using View1 = View<T, 1>;
+template <class T> using View2 = View<T, 2>;
+template <class T> using View3 = View<T, 3>;
+template <class T> using View4 = View<T, 4>;
+
+// Element offset of a tile's first element inside a rank-2 view.
+struct Coord {
+  int64_t row = 0;
+  int64_t col = 0;
+};
+
+struct Grid {
+  int64_t x = 1, y = 1, z = 1;
+  int64_t count() const { return x * y * z; }
+};
+
+template <class T> inline constexpr bool is_pow2(T v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Tile element types: float and int32 are computed on, 16-bit floats and bool are carried and cast.
+template <class T> inline constexpr bool is_storage_float_v =
+    std::is_same_v<T, bf16> || std::is_same_v<T, f16> || std::is_same_v<T, fp8_e4m3> || std::is_same_v<T, fp8_e5m2>;
+
+// Converts between any two tile element types (through float for the 16- and 8-bit floats).
+template <class To, class From>
+TILE_HD To convert_element(From x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (is_storage_float_v<From>) {
+    return convert_element<To>(to_float(x));
+  } else if constexpr (is_storage_float_v<To>) {
+    return from_float<To>(float(x));
+  } else {
+    return To(x);
+  }
+}
+
+}  // namespace tessera::tile

@@ -1,0 +1,30 @@
+// CUDA launch of a tile kernel: one CUDA block of Kernel::threads threads per grid block.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "tessera/runtime/cuda_check.h"
+#include "tessera/runtime/device.h"
+#include "tessera/tile/cuda/tile.h"
+
+namespace tessera::tile::cuda {
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::threads) kernel_entry(const __grid_constant__ typename Kernel::Params params) {
+  Block<Kernel::threads> blk;
+  Kernel{}(blk, params);
+}
+
+template <class Kernel>
+void launch(Grid grid, const typename Kernel::Params& params, StreamHandle stream, size_t shared_bytes = 0) {
+  if (grid.count() == 0) return;
+  if (grid.x > 0x7fffffff || grid.y > 65535 || grid.z > 65535)
+    invalid_argument("launch: grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+                     std::to_string(grid.z) + ") exceeds CUDA's limits");
+  kernel_entry<Kernel><<<dim3(unsigned(grid.x), unsigned(grid.y), unsigned(grid.z)), Kernel::threads, shared_bytes,
+                         static_cast<cudaStream_t>(stream)>>>(params);
+  TESSERA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tessera::tile::cuda

@@ -1,0 +1,132 @@
+// CUDA elementwise operations: the same names and broadcasting as host/math.h.
+#pragma once
+#include "tessera/tile/cuda/tile.h"
+
+namespace tessera::tile::cuda {
+
+namespace detail {
+template <class X> struct operand { using layout = Blocked<1, 1, 32>; using value_type = X; static constexpr bool tile = false; };
+template <class T, class L> struct operand<Tile<T, L>> { using layout = L; using value_type = T; static constexpr bool tile = true; };
+
+template <class A, class B> struct layout_of_pair;
+
+template <class X> using layout_t = typename operand<X>::layout;
+
+// The result layout of operands A and B (scalars adopt the tile's layout).
+template <class A, class B>
+struct result_layout {
+  using type = std::conditional_t<!operand<A>::tile, layout_t<B>,
+                                  std::conditional_t<!operand<B>::tile, layout_t<A>, void>>;
+};
+template <class TA, class LA, class TB, class LB>
+struct result_layout<Tile<TA, LA>, Tile<TB, LB>> { using type = common_layout_t<LA, LB>; };
+template <class A, class B> using result_layout_t = typename result_layout<A, B>::type;
+
+template <class L, class X>
+__device__ __forceinline__ auto get(const X& x, int e) {
+  if constexpr (operand<X>::tile) return x.v[broadcast_index<typename X::layout, L>(e)];
+  else return x;
+}
+
+template <class T>
+__device__ __forceinline__ constexpr void require_arithmetic() {
+  static_assert(!is_storage_float_v<T>, "tile arithmetic needs float tiles: cast<float>(tile) first");
+}
+
+template <class F, class A, class B>
+__device__ __forceinline__ auto zip(const A& a, const B& b, F f) {
+  using L = result_layout_t<A, B>;
+  using Out = decltype(f(get<L>(a, 0), get<L>(b, 0)));
+  Tile<Out, L> out;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) out.v[e] = f(get<L>(a, e), get<L>(b, e));
+  return out;
+}
+
+template <class F, class T, class L>
+__device__ __forceinline__ auto map(const Tile<T, L>& a, F f) {
+  require_arithmetic<T>();
+  Tile<decltype(f(a.v[0])), L> out;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) out.v[e] = f(a.v[e]);
+  return out;
+}
+
+template <class A, class B>
+inline constexpr bool any_tile_v = operand<A>::tile || operand<B>::tile;
+}  // namespace detail
+
+#define TESSERA_CUDA_BINARY(NAME, EXPR)                                                          \
+  template <class A, class B, std::enable_if_t<detail::any_tile_v<A, B>, int> = 0>               \
+  __device__ __forceinline__ auto NAME(const A& a, const B& b) {                                 \
+    detail::require_arithmetic<typename detail::operand<A>::value_type>();                       \
+    detail::require_arithmetic<typename detail::operand<B>::value_type>();                       \
+    return detail::zip(a, b, [](auto x, auto y) { return EXPR; });                               \
+  }
+
+TESSERA_CUDA_BINARY(operator+, x + y)
+TESSERA_CUDA_BINARY(operator-, x - y)
+TESSERA_CUDA_BINARY(operator*, x * y)
+TESSERA_CUDA_BINARY(operator/, x / y)
+TESSERA_CUDA_BINARY(operator<, x < y)
+TESSERA_CUDA_BINARY(operator<=, x <= y)
+TESSERA_CUDA_BINARY(operator>, x > y)
+TESSERA_CUDA_BINARY(operator>=, x >= y)
+TESSERA_CUDA_BINARY(operator==, x == y)
+TESSERA_CUDA_BINARY(operator!=, x != y)
+TESSERA_CUDA_BINARY(operator&, x && y)
+TESSERA_CUDA_BINARY(operator|, x || y)
+TESSERA_CUDA_BINARY(maximum, (x != x || y != y) ? (x + y) : (x > y ? x : y))
+TESSERA_CUDA_BINARY(minimum, (x != x || y != y) ? (x + y) : (x < y ? x : y))
+#undef TESSERA_CUDA_BINARY
+
+template <class T, class L>
+__device__ __forceinline__ Tile<T, L> operator-(const Tile<T, L>& a) { return detail::map(a, [](T x) { return T(-x); }); }
+
+#define TESSERA_CUDA_UNARY(NAME, EXPR)                                           \
+  template <class T, class L>                                                    \
+  __device__ __forceinline__ Tile<float, L> NAME(const Tile<T, L>& a) {          \
+    static_assert(std::is_same_v<T, float>, #NAME ": needs a float tile");       \
+    return detail::map(a, [](float x) { return float(EXPR); });                  \
+  }
+
+TESSERA_CUDA_UNARY(exp, expf(x))
+TESSERA_CUDA_UNARY(exp2, exp2f(x))
+TESSERA_CUDA_UNARY(log, logf(x))
+TESSERA_CUDA_UNARY(log2, log2f(x))
+TESSERA_CUDA_UNARY(sqrt, sqrtf(x))
+TESSERA_CUDA_UNARY(rsqrt, 1.f / sqrtf(x))
+TESSERA_CUDA_UNARY(tanh, tanhf(x))
+TESSERA_CUDA_UNARY(sigmoid, 1.f / (1.f + expf(-x)))
+TESSERA_CUDA_UNARY(erf, erff(x))
+TESSERA_CUDA_UNARY(sin, sinf(x))
+TESSERA_CUDA_UNARY(cos, cosf(x))
+TESSERA_CUDA_UNARY(abs, fabsf(x))
+#undef TESSERA_CUDA_UNARY
+
+template <class A, class B, class D>
+__device__ __forceinline__ auto fma(const A& a, const B& b, const D& c) { return a * b + c; }
+
+template <class L, class A, class B>
+__device__ __forceinline__ auto where(const Tile<bool, L>& mask, const A& a, const B& b) {
+  using LAB = std::conditional_t<detail::any_tile_v<A, B>, detail::result_layout_t<A, B>, L>;
+  using LO = common_layout_t<L, LAB>;
+  using Out = std::common_type_t<typename detail::operand<A>::value_type, typename detail::operand<B>::value_type>;
+  Tile<Out, LO> out;
+#pragma unroll
+  for (int e = 0; e < LO::size; ++e)
+    out.v[e] = detail::get<LO>(mask, e) ? Out(detail::get<LO>(a, e)) : Out(detail::get<LO>(b, e));
+  return out;
+}
+
+template <int R, int C, class T, class L>
+__device__ __forceinline__ auto broadcast_to(const Tile<T, L>& a) {
+  using LO = Blocked<R, C, L::threads>;
+  static_assert(std::is_same_v<common_layout_t<L, LO>, LO>, "broadcast_to: shapes do not broadcast");
+  Tile<T, LO> out;
+#pragma unroll
+  for (int e = 0; e < LO::size; ++e) out.v[e] = a.v[broadcast_index<L, LO>(e)];
+  return out;
+}
+
+}  // namespace tessera::tile::cuda

@@ -1,0 +1,158 @@
+// CUDA tiles: a block's threads share each tile (see layout.h); loads and stores are 16-byte vectors where
+// the view allows and element by element at its edges.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "tessera/tile/cuda/layout.h"
+
+namespace tessera::tile::cuda {
+
+template <int TH>
+struct Block {
+  static constexpr int threads = TH;
+  __device__ int64_t bid(int axis) const { return axis == 0 ? blockIdx.x : axis == 1 ? blockIdx.y : blockIdx.z; }
+  __device__ int64_t num_blocks(int axis) const { return axis == 0 ? gridDim.x : axis == 1 ? gridDim.y : gridDim.z; }
+};
+
+template <class T, class L>
+struct Tile {
+  using value_type = T;
+  using layout = L;
+  static constexpr int rows = L::rows, cols = L::cols;
+  T v[L::size];
+};
+
+template <class X> struct is_tile : std::false_type {};
+template <class T, class L> struct is_tile<Tile<T, L>> : std::true_type {};
+template <class X> inline constexpr bool is_tile_v = is_tile<std::remove_cvref_t<X>>::value;
+
+// ---- creation ----
+
+template <class T, int R, int C, int TH>
+__device__ __forceinline__ Tile<T, Blocked<R, C, TH>> full(const Block<TH>&, T value) {
+  Tile<T, Blocked<R, C, TH>> t;
+#pragma unroll
+  for (int e = 0; e < Blocked<R, C, TH>::size; ++e) t.v[e] = value;
+  return t;
+}
+template <class T, int R, int C, int TH>
+__device__ __forceinline__ Tile<T, Blocked<R, C, TH>> zeros(const Block<TH>& blk) { return full<T, R, C>(blk, T(0)); }
+
+template <int R, int C, int TH>
+__device__ __forceinline__ Tile<int, Blocked<R, C, TH>> arange(const Block<TH>&, int axis) {
+  using L = Blocked<R, C, TH>;
+  Tile<int, L> t;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) t.v[e] = axis == 0 ? L::row(e) : L::col(e);
+  return t;
+}
+
+// ---- memory ----
+
+namespace detail {
+template <int BYTES> struct vec;
+template <> struct vec<1> { using type = uint8_t; };
+template <> struct vec<2> { using type = uint16_t; };
+template <> struct vec<4> { using type = uint32_t; };
+template <> struct vec<8> { using type = uint2; };
+template <> struct vec<16> { using type = uint4; };
+
+// Copies V contiguous elements with the widest accesses the size allows; both pointers aligned to `unit`.
+template <class U, int V>
+struct chunk_copy {
+  static constexpr int bytes = V * int(sizeof(U));
+  static constexpr int unit = bytes < 16 ? bytes : 16;
+  using W = typename vec<unit>::type;
+  __device__ static bool aligned(const void* p) { return (reinterpret_cast<uintptr_t>(p) % unit) == 0; }
+  __device__ static void run(U* dst, const U* src) {
+#pragma unroll
+    for (int i = 0; i < bytes / unit; ++i) reinterpret_cast<W*>(dst)[i] = reinterpret_cast<const W*>(src)[i];
+  }
+};
+}  // namespace detail
+
+// The R x C tile at view(at.row, at.col), `pad` outside the extents. Same contract as host::load.
+template <int R, int C, int TH, class T>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
+                                                                               Coord at, float pad = 0.f) {
+  using U = std::remove_const_t<T>;
+  using L = Blocked<R, C, TH>;
+  using Copy = detail::chunk_copy<U, L::V>;
+  Tile<U, L> t;
+  const U padv = convert_element<U>(pad);
+#pragma unroll
+  for (int k = 0; k < L::chunks; ++k) {
+    const int ch = L::chunk(k);
+    const int64_t gr = at.row + ch / L::nc;
+    const int64_t gc = at.col + (ch % L::nc) * L::V;
+    const bool row_in = gr >= 0 && gr < view.extent[0];
+    const U* src = view.data + gr * view.stride[0] + gc * view.stride[1];
+    if (row_in && gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(src)) {
+      Copy::run(&t.v[k * L::V], src);
+    } else {
+#pragma unroll
+      for (int i = 0; i < L::V; ++i) {
+        const bool in = row_in && gc + i >= 0 && gc + i < view.extent[1];
+        t.v[k * L::V + i] = in ? view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] : padv;
+      }
+    }
+  }
+  return t;
+}
+
+template <class T, class U, class L, int TH>
+__device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, L>& t) {
+  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+  if constexpr (std::is_same_v<L, Blocked<L::rows, L::cols, TH>>) {
+    using Copy = detail::chunk_copy<U, L::V>;
+    if (!L::owner(0)) return;
+#pragma unroll
+    for (int k = 0; k < L::chunks; ++k) {
+      const int ch = L::chunk(k);
+      const int64_t gr = at.row + ch / L::nc;
+      const int64_t gc = at.col + (ch % L::nc) * L::V;
+      if (gr < 0 || gr >= view.extent[0]) continue;
+      T* dst = view.data + gr * view.stride[0] + gc * view.stride[1];
+      if (gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(dst)) {
+        Copy::run(dst, &t.v[k * L::V]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < L::V; ++i)
+          if (gc + i >= 0 && gc + i < view.extent[1]) view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] = t.v[k * L::V + i];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < L::size; ++e) {
+      if (!L::owner(e)) continue;
+      const int64_t gr = at.row + L::row(e), gc = at.col + L::col(e);
+      if (gr >= 0 && gr < view.extent[0] && gc >= 0 && gc < view.extent[1])
+        view.data[gr * view.stride[0] + gc * view.stride[1]] = t.v[e];
+    }
+  }
+}
+
+template <class L, int TH>
+__device__ __forceinline__ void atomic_add(const Block<TH>&, const View2<float>& view, Coord at, const Tile<float, L>& t) {
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) {
+    if (!L::owner(e)) continue;
+    const int64_t gr = at.row + L::row(e), gc = at.col + L::col(e);
+    if (gr >= 0 && gr < view.extent[0] && gc >= 0 && gc < view.extent[1])
+      atomicAdd(view.data + gr * view.stride[0] + gc * view.stride[1], t.v[e]);
+  }
+}
+
+// ---- conversion ----
+
+template <class To, class T, class L>
+__device__ __forceinline__ Tile<To, L> cast(const Tile<T, L>& t) {
+  Tile<To, L> out;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) out.v[e] = convert_element<To>(t.v[e]);
+  return out;
+}
+
+}  // namespace tessera::tile::cuda

@@ -1,0 +1,6 @@
+// The host tile library: include from C++ translation units that instantiate kernels for the CPU.
+#pragma once
+#include "tessera/tile/host/launch.h"
+#include "tessera/tile/host/math.h"
+#include "tessera/tile/host/reduce.h"
+#include "tessera/tile/host/tile.h"

@@ -1,0 +1,116 @@
+// Host reductions, transpose and mma.
+#pragma once
+#include <limits>
+
+#include "tessera/tile/host/math.h"
+
+namespace tessera::tile::host {
+
+namespace detail {
+template <class T, int R, int C, class F>
+Tile<T, R, 1> reduce_rows(const Tile<T, R, C>& a, T init, F f) {
+  Tile<T, R, 1> out;
+  for (int r = 0; r < R; ++r) {
+    T acc = init;
+    for (int c = 0; c < C; ++c) acc = f(acc, a(r, c));
+    out(r, 0) = acc;
+  }
+  return out;
+}
+template <class T, int R, int C, class F>
+Tile<T, 1, C> reduce_cols(const Tile<T, R, C>& a, T init, F f) {
+  Tile<T, 1, C> out;
+  for (int c = 0; c < C; ++c) {
+    T acc = init;
+    for (int r = 0; r < R; ++r) acc = f(acc, a(r, c));
+    out(0, c) = acc;
+  }
+  return out;
+}
+template <class T> T lowest() { return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest(); }
+template <class T> T highest() { return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(); }
+}  // namespace detail
+
+// Sums along each row (in order of increasing column): an R x 1 column vector.
+template <class T, int R, int C>
+Tile<T, R, 1> row_sum(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  return detail::reduce_rows(a, T(0), [](T x, T y) { return x + y; });
+}
+// Largest element of each row; -inf for float rows when C elements are all -inf. NaN is ignored
+// unless every element is NaN (then the result is -inf).
+template <class T, int R, int C>
+Tile<T, R, 1> row_max(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  return detail::reduce_rows(a, detail::lowest<T>(), [](T x, T y) { return y > x ? y : x; });
+}
+template <class T, int R, int C>
+Tile<T, R, 1> row_min(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  return detail::reduce_rows(a, detail::highest<T>(), [](T x, T y) { return y < x ? y : x; });
+}
+template <class T, int R, int C>
+Tile<T, 1, C> col_sum(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  return detail::reduce_cols(a, T(0), [](T x, T y) { return x + y; });
+}
+template <class T, int R, int C>
+Tile<T, 1, C> col_max(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  return detail::reduce_cols(a, detail::lowest<T>(), [](T x, T y) { return y > x ? y : x; });
+}
+template <class T, int R, int C>
+Tile<T, 1, C> col_min(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  return detail::reduce_cols(a, detail::highest<T>(), [](T x, T y) { return y < x ? y : x; });
+}
+
+// Column index of the largest element of each row; the smallest such index on ties; 0 for an all-NaN row.
+template <class T, int R, int C>
+Tile<int, R, 1> row_argmax(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  Tile<int, R, 1> out;
+  for (int r = 0; r < R; ++r) {
+    T best = detail::lowest<T>();
+    int arg = 0;
+    for (int c = 0; c < C; ++c)
+      if (a(r, c) > best) { best = a(r, c); arg = c; }
+    out(r, 0) = arg;
+  }
+  return out;
+}
+// Row index of the largest element of each column; the smallest such index on ties.
+template <class T, int R, int C>
+Tile<int, 1, C> col_argmax(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  Tile<int, 1, C> out;
+  for (int c = 0; c < C; ++c) {
+    T best = detail::lowest<T>();
+    int arg = 0;
+    for (int r = 0; r < R; ++r)
+      if (a(r, c) > best) { best = a(r, c); arg = r; }
+    out(0, c) = arg;
+  }
+  return out;
+}
+
+template <class T, int R, int C>
+Tile<T, C, R> transpose(const Tile<T, R, C>& a) {
+  Tile<T, C, R> out;
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) out(c, r) = a(r, c);
+  return out;
+}
+
+// acc += a @ b with products and sums in float, k in increasing order.
+template <class TA, class TB, int M, int N, int K>
+void mma(Tile<float, M, N>& acc, const Tile<TA, M, K>& a, const Tile<TB, K, N>& b) {
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float s = acc(m, n);
+      for (int k = 0; k < K; ++k) s += convert_element<float>(a(m, k)) * convert_element<float>(b(k, n));
+      acc(m, n) = s;
+    }
+}
+
+}  // namespace tessera::tile::host

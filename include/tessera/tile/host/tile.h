@@ -1,0 +1,116 @@
+// Host implementation of the tile language: the specification of every tile operation.
+// A block is one CPU thread and a tile is a whole R x C array it owns; each operation is a plain loop.
+#pragma once
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "tessera/tile/common.h"
+
+namespace tessera::tile::host {
+
+struct Block {
+  int64_t block[3] = {0, 0, 0};
+  int64_t blocks[3] = {1, 1, 1};
+  // This block's coordinate along grid axis 0, 1 or 2.
+  int64_t bid(int axis) const { return block[axis]; }
+  int64_t num_blocks(int axis) const { return blocks[axis]; }
+};
+
+// An R x C tile of T, row-major. R x 1 tiles are column vectors and 1 x C tiles row vectors: both broadcast
+// against R x C tiles in elementwise operations, as in NumPy.
+template <class T, int R, int C>
+struct Tile {
+  static_assert(R > 0 && C > 0, "tile extents must be positive");
+  using value_type = T;
+  static constexpr int rows = R, cols = C;
+  T v[R * C];
+  T& operator()(int r, int c) { return v[r * C + c]; }
+  const T& operator()(int r, int c) const { return v[r * C + c]; }
+};
+
+template <class X> struct is_tile : std::false_type {};
+template <class T, int R, int C> struct is_tile<Tile<T, R, C>> : std::true_type {};
+template <class X> inline constexpr bool is_tile_v = is_tile<std::remove_cvref_t<X>>::value;
+
+// ---- creation ----
+
+// An R x C tile with every element `value`.
+template <class T, int R, int C>
+Tile<T, R, C> full(const Block&, T value) {
+  Tile<T, R, C> t;
+  for (auto& x : t.v) x = value;
+  return t;
+}
+template <class T, int R, int C>
+Tile<T, R, C> zeros(const Block& blk) { return full<T, R, C>(blk, T(0)); }
+
+// An R x C int tile holding each element's row index (axis 0) or column index (axis 1).
+template <int R, int C>
+Tile<int, R, C> arange(const Block&, int axis) {
+  Tile<int, R, C> t;
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) t(r, c) = axis == 0 ? r : c;
+  return t;
+}
+
+// ---- memory ----
+
+// Reads the R x C tile whose first element is view(at.row, at.col). Elements outside the view's extents
+// read as `pad`.
+template <int R, int C, class T>
+Tile<std::remove_const_t<T>, R, C> load(const Block&, const View2<T>& view, Coord at, float pad = 0.f) {
+  using U = std::remove_const_t<T>;
+  Tile<U, R, C> t;
+  const U padv = convert_element<U>(pad);
+  for (int r = 0; r < R; ++r) {
+    const int64_t gr = at.row + r;
+    for (int c = 0; c < C; ++c) {
+      const int64_t gc = at.col + c;
+      const bool inside = gr >= 0 && gr < view.extent[0] && gc >= 0 && gc < view.extent[1];
+      t(r, c) = inside ? view.data[gr * view.stride[0] + gc * view.stride[1]] : padv;
+    }
+  }
+  return t;
+}
+
+// Writes the tile with its first element at view(at.row, at.col); elements outside the extents are dropped.
+template <class T, class U, int R, int C>
+void store(const Block&, const View2<T>& view, Coord at, const Tile<U, R, C>& t) {
+  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+  for (int r = 0; r < R; ++r) {
+    const int64_t gr = at.row + r;
+    if (gr < 0 || gr >= view.extent[0]) continue;
+    for (int c = 0; c < C; ++c) {
+      const int64_t gc = at.col + c;
+      if (gc >= 0 && gc < view.extent[1]) view.data[gr * view.stride[0] + gc * view.stride[1]] = t(r, c);
+    }
+  }
+}
+
+// Adds the tile into global memory element by element, atomically with respect to other blocks.
+template <class U, int R, int C>
+void atomic_add(const Block&, const View2<float>& view, Coord at, const Tile<U, R, C>& t) {
+  static_assert(std::is_same_v<U, float>, "atomic_add: float tiles into float memory");
+  for (int r = 0; r < R; ++r) {
+    const int64_t gr = at.row + r;
+    if (gr < 0 || gr >= view.extent[0]) continue;
+    for (int c = 0; c < C; ++c) {
+      const int64_t gc = at.col + c;
+      if (gc < 0 || gc >= view.extent[1]) continue;
+      float& dst = view.data[gr * view.stride[0] + gc * view.stride[1]];
+      __atomic_fetch_add(&dst, t(r, c), __ATOMIC_RELAXED);
+    }
+  }
+}
+
+// ---- conversion ----
+
+template <class To, class T, int R, int C>
+Tile<To, R, C> cast(const Tile<T, R, C>& t) {
+  Tile<To, R, C> out;
+  for (int i = 0; i < R * C; ++i) out.v[i] = convert_element<To>(t.v[i]);
+  return out;
+}
+
+}  // namespace tessera::tile::host

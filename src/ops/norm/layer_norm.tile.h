@@ -1,0 +1,56 @@
+// LayerNorm as a tile kernel: each block normalises ROWS rows.
+//
+//   mean = sum(x) / n
+//   d    = x - mean                       (zero in the padding beyond n)
+//   rstd = 1 / sqrt(sum(d^2) / n + eps)   -- the centred form, stable for rows with a large mean
+//   y    = d * rstd * weight + bias
+//
+// A row that fits in one COLS-wide tile is read once; longer rows take three passes over their tiles.
+#pragma once
+#include "tessera/tile/tile.h"
+
+namespace tessera::ops::kernels {
+
+template <class T, int ROWS, int COLS, int THREADS>
+struct LayerNorm {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View2<const T> x, weight, bias;
+    tile::View2<T> y;
+    float eps;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0) * ROWS;
+    const int64_t n = p.x.extent[1];
+    const auto col = arange<1, COLS>(blk, 1);
+    if (n <= COLS) {
+      const auto x = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
+      const auto mean = row_sum(x) / float(n);
+      const auto d = where(col < n, x - mean, 0.f);
+      const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
+      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));
+      const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}));
+      store(blk, p.y, {r0, 0}, cast<T>(d * rstd * w + b));
+      return;
+    }
+    auto sums = zeros<float, ROWS, COLS>(blk);
+    for (int64_t c0 = 0; c0 < n; c0 += COLS) sums = sums + cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
+    const auto mean = row_sum(sums) / float(n);
+    auto squares = zeros<float, ROWS, COLS>(blk);
+    for (int64_t c0 = 0; c0 < n; c0 += COLS) {
+      const auto d = where(col + c0 < n, cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean, 0.f);
+      squares = squares + d * d;
+    }
+    const auto rstd = rsqrt(row_sum(squares) / float(n) + p.eps);
+    for (int64_t c0 = 0; c0 < n; c0 += COLS) {
+      const auto d = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean;
+      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, c0}));
+      const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, c0}));
+      store(blk, p.y, {r0, c0}, cast<T>(d * rstd * w + b));
+    }
+  }
+};
+
+}  // namespace tessera::ops::kernels

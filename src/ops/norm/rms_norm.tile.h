@@ -1,0 +1,59 @@
+// RMSNorm as a tile kernel: each block normalises ROWS rows.
+//
+//   h        = x (+ residual, written back to sum_out)
+//   inv_rms  = 1 / sqrt(sum(h^2) / n + eps)          -- one row reduction
+//   y        = h * inv_rms * weight                   -- broadcast of a column and a row vector
+//
+// A row that fits in one COLS-wide tile is read once and kept in registers. Longer rows take two passes:
+// the squares accumulate tile by tile, then each tile is read again (from sum_out when there is a
+// residual, which this block wrote itself in the first pass) and normalised.
+#pragma once
+#include "tessera/tile/tile.h"
+
+namespace tessera::ops::kernels {
+
+template <class T, int ROWS, int COLS, int THREADS>
+struct RmsNorm {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View2<const T> x, residual, weight;
+    tile::View2<T> sum_out, y;
+    float eps;
+    bool has_residual;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0) * ROWS;
+    const int64_t n = p.x.extent[1];
+    if (n <= COLS) {
+      auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
+      if (p.has_residual) {
+        h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, 0}));
+        store(blk, p.sum_out, {r0, 0}, cast<T>(h));
+      }
+      const auto inv_rms = rsqrt(row_sum(h * h) / float(n) + p.eps);
+      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));
+      store(blk, p.y, {r0, 0}, cast<T>(h * inv_rms * w));
+      return;
+    }
+    auto squares = zeros<float, ROWS, COLS>(blk);
+    for (int64_t c0 = 0; c0 < n; c0 += COLS) {
+      auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
+      if (p.has_residual) {
+        h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, c0}));
+        store(blk, p.sum_out, {r0, c0}, cast<T>(h));
+      }
+      squares = squares + h * h;
+    }
+    const auto inv_rms = rsqrt(row_sum(squares) / float(n) + p.eps);
+    for (int64_t c0 = 0; c0 < n; c0 += COLS) {
+      const auto h = p.has_residual ? cast<float>(load<ROWS, COLS>(blk, p.sum_out, {r0, c0}))
+                                    : cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
+      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, c0}));
+      store(blk, p.y, {r0, c0}, cast<T>(h * inv_rms * w));
+    }
+  }
+};
+
+}  // namespace tessera::ops::kernels

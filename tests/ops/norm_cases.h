@@ -1,0 +1,91 @@
+// Test cases of the norm family, instantiated for the host (tests/ops) and the GPU (tests/gpu).
+#pragma once
+#include <gtest/gtest.h>
+
+#include "common/test_util.h"
+#include "tessera/ops/norm.h"
+
+namespace tessera::testing {
+
+inline const Shape kNormShapes[] = {{1, 1}, {3, 7}, {2, 3, 64}, {5, 1000}, {9, 1024}, {3, 1025}, {2, 4096}, {2, 8192}, {2, 8193}, {1, 20011}};
+
+inline void check_rms_norm(Device dev, dispatch::Backend backend, DType dt, const Shape& shape, bool residual) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + shape_str(shape) + (residual ? " residual" : ""));
+  const int64_t n = shape.back();
+  Tensor x = random_tensor(shape, dt, dev, -2, 2), w = random_tensor({n}, dt, dev, 0.5, 1.5);
+  Tensor r = random_tensor(shape, dt, dev);
+  Tensor y = poisoned(shape, dt, dev), y_ref = poisoned(shape, dt, dev);
+  const float eps = 1e-5f;
+  if (residual) {
+    Tensor sum = poisoned(shape, dt, dev), sum_ref = poisoned(shape, dt, dev);
+    ops::rms_norm_residual(x, r, sum, w, y, eps, {backend});
+    ops::rms_norm_residual(x, r, sum_ref, w, y_ref, eps, {dispatch::Backend::reference});
+    EXPECT_TRUE(all_equal(sum, sum_ref));
+    // In place: the sum overwrites the residual.
+    Tensor y2 = poisoned(shape, dt, dev);
+    ops::rms_norm_residual(x, r, r, w, y2, eps, {backend});
+    EXPECT_TRUE(all_equal(r, sum_ref));
+    EXPECT_TRUE(all_close(y2, y_ref, tolerance_for(dt)));
+  } else {
+    ops::rms_norm(x, w, y, eps, {backend});
+    ops::rms_norm(x, w, y_ref, eps, {dispatch::Backend::reference});
+  }
+  EXPECT_TRUE(all_close(y, y_ref, tolerance_for(dt)));
+}
+
+inline void check_layer_norm(Device dev, dispatch::Backend backend, DType dt, const Shape& shape) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + shape_str(shape));
+  const int64_t n = shape.back();
+  // A large common offset checks that the variance is computed in the centred (stable) form.
+  Tensor x = random_tensor(shape, dt, dev, 99, 101);
+  Tensor w = random_tensor({n}, dt, dev, 0.5, 1.5), b = random_tensor({n}, dt, dev);
+  Tensor y = poisoned(shape, dt, dev), y_ref = poisoned(shape, dt, dev);
+  ops::layer_norm(x, w, b, y, 1e-5f, {backend});
+  ops::layer_norm(x, w, b, y_ref, 1e-5f, {dispatch::Backend::reference});
+  auto tol = tolerance_for(dt);
+  // Inputs near 100 with spread 1: an fp32 mean carries ~1e-5 relative error, 1e-3 after normalising. The
+  // uncentred formula E[x^2] - mean^2 would be off by far more.
+  if (dt == DType::f32) tol = {1e-3, 1e-3};
+  EXPECT_TRUE(all_close(y, y_ref, tol));
+}
+
+inline void check_norm_bad_input(Device dev, dispatch::Backend backend) {
+  Tensor x = random_tensor({4, 16}, DType::f32, dev), w = random_tensor({16}, DType::f32, dev);
+  Tensor y = poisoned({4, 16}, DType::f32, dev);
+  const ops::Options o{backend};
+  auto expect_error = [&](auto f, const char* needle) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; expected one mentioning " << needle;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error([&] { ops::rms_norm(x, random_tensor({15}, DType::f32, dev), y, 1e-5f, o); }, "weight");
+  expect_error([&] { ops::rms_norm(x, w, poisoned({4, 15}, DType::f32, dev), 1e-5f, o); }, "y");
+  expect_error([&] { ops::rms_norm(x, w, poisoned({4, 16}, DType::bf16, dev), 1e-5f, o); }, "dtype");
+  expect_error([&] { ops::rms_norm(x, w, y, -1.f, o); }, "eps");
+  expect_error([&] { ops::rms_norm(Tensor::view(nullptr, {4, 16}, DType::f32, dev, {}), w, y, 1e-5f, o); }, "null");
+  expect_error([&] { ops::layer_norm(x, w, random_tensor({8}, DType::f32, dev), y, 1e-5f, o); }, "bias");
+  if (dev.is_cuda()) expect_error([&] { ops::rms_norm(x, w.to(Device::cpu()), y, 1e-5f, o); }, "devices differ");
+  // Nothing was written on any of these.
+  for (float v : floats(y)) ASSERT_TRUE(std::isnan(v));
+}
+
+#define TESSERA_NORM_TESTS(Suite, DEVICE, BACKEND)                                                        \
+  TEST(Suite, RmsNormMatchesReference) {                                                                  \
+    for (DType dt : kFloatDTypes)                                                                         \
+      for (const auto& s : kNormShapes) check_rms_norm(DEVICE, BACKEND, dt, s, false);                   \
+  }                                                                                                       \
+  TEST(Suite, RmsNormResidualMatchesReference) {                                                          \
+    for (DType dt : kFloatDTypes)                                                                         \
+      for (const auto& s : kNormShapes) check_rms_norm(DEVICE, BACKEND, dt, s, true);                    \
+  }                                                                                                       \
+  TEST(Suite, LayerNormMatchesReference) {                                                                \
+    for (DType dt : kFloatDTypes)                                                                         \
+      for (const auto& s : kNormShapes) check_layer_norm(DEVICE, BACKEND, dt, s);                        \
+  }                                                                                                       \
+  TEST(Suite, BadInputIsAnErrorAndWritesNothing) { check_norm_bad_input(DEVICE, BACKEND); }
+
+}  // namespace tessera::testing
