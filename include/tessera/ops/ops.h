@@ -1,0 +1,8 @@
+// Every op of the library.
+#pragma once
+#include "tessera/ops/activation.h"
+#include "tessera/ops/embedding.h"
+#include "tessera/ops/norm.h"
+#include "tessera/ops/rope.h"
+#include "tessera/ops/selfcheck.h"
+#include "tessera/ops/softmax.h"
