@@ -1,1 +1,28 @@
-int main() { return 0; }
+// The tessera command line.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "apps/tessera/commands.h"
+#include "tessera/runtime/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessera: tile-language LLM kernels and inference engine"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tessera 0.1.0");
+  tessera::cli::add_info_command(app);
+  tessera::cli::add_ops_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const tessera::Error& e) {
+    std::fprintf(stderr, "tessera: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera: error: %s\n", e.what());
+    return 2;
+  }
+  return tessera::cli::exit_code();
+}

@@ -1,0 +1,147 @@
+"""Times tessera's ops against PyTorch on the GPU, in the same run, and writes JSON and markdown.
+
+CUDA events, warm-up, median of many runs, random data; inputs rotate over several copies so the working set
+exceeds L2. Bandwidth counts the bytes each op must move (inputs read once, outputs written once) over the
+measured device-to-device copy bandwidth.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+
+import torch
+import torch.nn.functional as F
+
+from tessera_ctypes import Tessera
+
+
+def bench(fn, sets, warmup=5, reps=40):
+    """Median time in microseconds of fn(*inputs), rotating over the input sets."""
+    for i in range(warmup):
+        fn(*sets[i % len(sets)])
+    torch.cuda.synchronize()
+    times = []
+    for i in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(*sets[i % len(sets)])
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    return statistics.median(times)
+
+
+def copies_for(nbytes, l2):
+    return max(1, math.ceil(3 * l2 / max(nbytes, 1)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    ts = Tessera(args.lib)
+    props = torch.cuda.get_device_properties(0)
+    l2 = props.L2_cache_size
+    gpu = torch.cuda.get_device_name(0)
+    dt = torch.bfloat16
+
+    # Ceiling: device-to-device copy, bytes read + written.
+    n = 1 << 30
+    src, dst = torch.empty(n, dtype=torch.uint8, device="cuda"), torch.empty(n, dtype=torch.uint8, device="cuda")
+    t = bench(lambda a, b: b.copy_(a), [(src, dst)], reps=20)
+    copy_bw = 2 * n / (t * 1e-6) / 1e12
+    del src, dst
+    print(f"{gpu}: copy bandwidth {copy_bw:.2f} TB/s, L2 {l2 >> 20} MB")
+
+    rows = []
+
+    def record(op, shape, nbytes, t_tessera, t_torch, baseline):
+        tb = nbytes / (t_tessera * 1e-6) / 1e12
+        rows.append(dict(op=op, shape=shape, tessera_us=round(t_tessera, 2), torch_us=round(t_torch, 2), baseline=baseline,
+                         tessera_tbs=round(tb, 3), pct_copy=round(100 * tb / copy_bw, 1), speedup=round(t_torch / t_tessera, 3)))
+        print(f"{op:<20} {shape:<14} tessera {t_tessera:9.1f} us {tb:6.2f} TB/s ({100 * tb / copy_bw:5.1f}% of copy)   "
+              f"{baseline} {t_torch:9.1f} us   ratio {t_torch / t_tessera:5.2f}x")
+
+    for (m, k) in [(16384, 8192), (4096, 4096)]:
+        shape = f"{m}x{k}"
+        ebytes = m * k * 2
+        c = copies_for(3 * ebytes, l2)
+        mk = lambda *s: torch.randn(*s, dtype=dt, device="cuda")
+
+        sets = [(mk(m, k), mk(k) * 0.1 + 1, torch.empty(m, k, dtype=dt, device="cuda")) for _ in range(c)]
+        tt = bench(lambda x, w, y: ts.call("tessera_rms_norm", x, w, y, 1e-6), sets)
+        tp = bench(lambda x, w, y: F.rms_norm(x, (k,), w, 1e-6), sets)
+        record("rms_norm", shape, 2 * ebytes, tt, tp, "F.rms_norm")
+        del sets
+
+        sets = [(mk(m, k), mk(m, k), mk(k), torch.empty(m, k, dtype=dt, device="cuda")) for _ in range(c)]
+        tt = bench(lambda x, r, w, y: ts.call("tessera_rms_norm_residual", x, r, r, w, y, 1e-6), sets)
+        def torch_res(x, r, w, y):
+            r.add_(x)
+            return F.rms_norm(r, (k,), w, 1e-6)
+        tp = bench(torch_res, sets)
+        record("rms_norm_residual", shape, 4 * ebytes, tt, tp, "add_+F.rms_norm")
+        del sets
+
+        sets = [(mk(m, k), mk(k), mk(k), torch.empty(m, k, dtype=dt, device="cuda")) for _ in range(c)]
+        tt = bench(lambda x, w, b, y: ts.call("tessera_layer_norm", x, w, b, y, 1e-5), sets)
+        tp = bench(lambda x, w, b, y: F.layer_norm(x, (k,), w, b, 1e-5), sets)
+        record("layer_norm", shape, 2 * ebytes, tt, tp, "F.layer_norm")
+        del sets
+
+        sets = [(mk(m, k), torch.empty(m, k, dtype=dt, device="cuda")) for _ in range(c)]
+        tt = bench(lambda x, y: ts.call("tessera_softmax", x, y, 1.0), sets)
+        tp = bench(lambda x, y: torch.softmax(x, -1), sets)
+        record("softmax", shape, 2 * ebytes, tt, tp, "torch.softmax")
+        tt = bench(lambda x, y: ts.call("tessera_gelu", x, y, 0), sets)
+        tp = bench(lambda x, y: F.gelu(x), sets)
+        record("gelu", shape, 2 * ebytes, tt, tp, "F.gelu")
+        del sets
+
+        sets = [(mk(m, 2 * k), torch.empty(m, k, dtype=dt, device="cuda")) for _ in range(max(1, c // 2))]
+        tt = bench(lambda x, y: ts.call("tessera_silu_and_mul", x, y), sets)
+        tp = bench(lambda x, y: F.silu(x[:, :k]) * x[:, k:], sets)
+        record("silu_and_mul", shape, 3 * ebytes, tt, tp, "F.silu*mul")
+        del sets
+
+        # rope over [tokens, heads, 128] with the same number of elements.
+        heads, d = k // 128, 128
+        inv = (1.0 / (10000 ** (torch.arange(0, d, 2, device="cuda").float() / d))).contiguous()
+        sets = [(mk(m, heads, d), torch.randint(0, 4096, (m,), device="cuda", dtype=torch.int64)) for _ in range(c)]
+        tt = bench(lambda x, p: ts.call("tessera_rope", x, p, inv, x, 0, 0), sets)
+        def torch_rope(x, p):
+            f = p[:, None].float() * inv[None, :]
+            emb = torch.cat([f, f], -1)
+            cos, sin = emb.cos()[:, None, :].to(dt), emb.sin()[:, None, :].to(dt)
+            x1, x2 = x[..., : d // 2], x[..., d // 2:]
+            return x * cos + torch.cat([-x2, x1], -1) * sin
+        tp = bench(torch_rope, sets)
+        record("rope", shape, 2 * ebytes, tt, tp, "HF-style torch")
+        del sets
+
+        vocab = 32000
+        table = mk(vocab, k)
+        sets = [(torch.randint(0, vocab, (m,), device="cuda", dtype=torch.int32), torch.empty(m, k, dtype=dt, device="cuda")) for _ in range(c)]
+        tt = bench(lambda ids, y: ts.call("tessera_embedding", ids, table, y), sets)
+        tp = bench(lambda ids, y: F.embedding(ids, table), sets)
+        record("embedding", shape, 2 * ebytes, tt, tp, "F.embedding")
+        del sets, table
+        torch.cuda.empty_cache()
+
+    date = datetime.date.today().isoformat()
+    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows)
+    with open(os.path.join(args.out, "ops_bench.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    with open(os.path.join(args.out, "ops_bench.md"), "w") as f:
+        f.write(f"# Memory-bound ops, bf16, {gpu}, {date}\n\nCopy bandwidth {copy_bw:.2f} TB/s (read + write), PyTorch {torch.__version__}; "
+                "medians of CUDA-event timings, inputs rotated past 3x L2.\n\n")
+        f.write("| op | shape | tessera us | TB/s | % of copy | baseline | baseline us | speedup |\n|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write(f"| {r['op']} | {r['shape']} | {r['tessera_us']} | {r['tessera_tbs']} | {r['pct_copy']} | {r['baseline']} | {r['torch_us']} | {r['speedup']}x |\n")
+
+
+if __name__ == "__main__":
+    main()

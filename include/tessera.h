@@ -1,0 +1,100 @@
+/* tessera C API: a stable C ABI over raw pointers, shapes, dtypes and a stream.
+ *
+ * Every call returns a tessera_status (TESSERA_OK = 0). On failure, tessera_last_error() returns a message
+ * naming the argument, shape or dtype at fault; it is per thread and stays valid until the thread's next
+ * failing call. Bad input is reported before anything is written.
+ *
+ * Tensors are described DLPack-style: a data pointer, dtype, device, ndim, a shape array and an optional
+ * strides array in elements (NULL means row-major contiguous). Enumerated values travel as int32_t so that
+ * any value a caller passes is defined behaviour and an unknown one is a reported error. */
+#ifndef TESSERA_H_
+#define TESSERA_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int32_t tessera_status;
+#define TESSERA_OK 0
+#define TESSERA_INVALID_ARGUMENT 1
+#define TESSERA_UNSUPPORTED 2
+#define TESSERA_CUDA_ERROR 3
+#define TESSERA_IO_ERROR 4
+#define TESSERA_INTERNAL 5
+
+/* dtypes */
+#define TESSERA_F32 0
+#define TESSERA_F16 1
+#define TESSERA_BF16 2
+#define TESSERA_FP8_E4M3 3
+#define TESSERA_FP8_E5M2 4
+#define TESSERA_I32 5
+#define TESSERA_I64 6
+#define TESSERA_U8 7
+#define TESSERA_BOOL 8
+
+/* devices */
+#define TESSERA_CPU 0
+#define TESSERA_CUDA 1
+
+/* backends (tessera_options.backend) */
+#define TESSERA_BACKEND_DEFAULT (-1)
+#define TESSERA_BACKEND_TILE_CUDA 0
+#define TESSERA_BACKEND_TILE_HOST 1
+#define TESSERA_BACKEND_REFERENCE 2
+
+#define TESSERA_MAX_DIMS 8
+
+typedef struct tessera_tensor {
+  void* data;
+  int32_t dtype;         /* TESSERA_F32 ... */
+  int32_t device;        /* TESSERA_CPU or TESSERA_CUDA */
+  int32_t device_index;  /* CUDA ordinal; 0 for the CPU */
+  int32_t ndim;          /* 0 .. TESSERA_MAX_DIMS */
+  const int64_t* shape;  /* ndim sizes */
+  const int64_t* strides; /* ndim strides in elements, or NULL for row-major contiguous */
+} tessera_tensor;
+
+typedef struct tessera_options {
+  int32_t backend; /* TESSERA_BACKEND_DEFAULT, or one backend for this call */
+  void* stream;    /* cudaStream_t for CUDA tensors; NULL is the default stream */
+} tessera_options;
+
+/* Library facts. */
+const char* tessera_version(void);
+const char* tessera_last_error(void);
+int32_t tessera_cuda_device_count(void);
+
+/* The global backend ("tile-cuda", "tile-host", "reference"); NULL restores selection by device. */
+tessera_status tessera_set_backend(const char* name);
+/* 0 makes a fallback to another backend an error (as TESSERA_DISABLE_FALLBACK=1 does). */
+tessera_status tessera_set_fallback(int32_t enabled);
+
+/* Ops. `options` may be NULL. See include/tessera/ops/ for each op's contract. */
+tessera_status tessera_rms_norm(const tessera_tensor* x, const tessera_tensor* weight, const tessera_tensor* y,
+                                float eps, const tessera_options* options);
+tessera_status tessera_rms_norm_residual(const tessera_tensor* x, const tessera_tensor* residual,
+                                         const tessera_tensor* residual_out, const tessera_tensor* weight,
+                                         const tessera_tensor* y, float eps, const tessera_options* options);
+tessera_status tessera_layer_norm(const tessera_tensor* x, const tessera_tensor* weight, const tessera_tensor* bias,
+                                  const tessera_tensor* y, float eps, const tessera_options* options);
+tessera_status tessera_softmax(const tessera_tensor* x, const tessera_tensor* y, float scale,
+                               const tessera_options* options);
+/* approx: 0 = erf form, 1 = tanh approximation */
+tessera_status tessera_gelu(const tessera_tensor* x, const tessera_tensor* y, int32_t approx,
+                            const tessera_options* options);
+tessera_status tessera_silu_and_mul(const tessera_tensor* x, const tessera_tensor* y, const tessera_options* options);
+/* layout: 0 = NeoX (rotate halves), 1 = interleaved pairs; rotary_dim 0 = the whole head */
+tessera_status tessera_rope(const tessera_tensor* x, const tessera_tensor* positions, const tessera_tensor* inv_freq,
+                            const tessera_tensor* y, int32_t layout, int64_t rotary_dim,
+                            const tessera_options* options);
+tessera_status tessera_embedding(const tessera_tensor* ids, const tessera_tensor* table, const tessera_tensor* y,
+                                 const tessera_options* options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_H_ */
