@@ -58,13 +58,15 @@ Tensor Tensor::view(void* data, const Shape& shape, DType dtype, Device device, 
 
 int64_t Tensor::size(int dim) const {
   const int d = dim < 0 ? dim + ndim() : dim;
-  check(d >= 0 && d < ndim(), "tensor: dim " + std::to_string(dim) + " out of range for " + str());
+  // The message is built only on failure: size() and stride() sit in per-element loops.
+  if (d < 0 || d >= ndim()) check(false, "tensor: dim " + std::to_string(dim) + " out of range for " + str());
   return shape_[d];
 }
 
 int64_t Tensor::stride(int dim) const {
   const int d = dim < 0 ? dim + ndim() : dim;
-  check(d >= 0 && d < ndim(), "tensor: dim " + std::to_string(dim) + " out of range for " + str());
+  // The message is built only on failure: size() and stride() sit in per-element loops.
+  if (d < 0 || d >= ndim()) check(false, "tensor: dim " + std::to_string(dim) + " out of range for " + str());
   return strides_[d];
 }
 

@@ -1,0 +1,38 @@
+// GELU as a tile kernel: each block maps one ROWS x COLS tile of the [rows, n] view.
+//
+//   erf form:  y = 0.5 x (1 + erf(x / sqrt(2)))
+//   tanh form: y = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+//
+// The grid is one-dimensional: block b covers row tile b / col_blocks and column tile b % col_blocks (CUDA
+// limits the second grid axis to 65535). Elements beyond the view's extents are padded on load and dropped
+// on store. Each thread stores exactly the elements it loaded, so y may be x.
+#pragma once
+#include "tessera/tile/tile.h"
+
+namespace tessera::ops::kernels {
+
+template <class T, int ROWS, int COLS, int THREADS>
+struct Gelu {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View2<const T> x;
+    tile::View2<T> y;
+    int64_t col_blocks;  // column tiles per row tile
+    bool tanh_approx;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0) / p.col_blocks * ROWS;
+    const int64_t c0 = blk.bid(0) % p.col_blocks * COLS;
+    const auto x = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
+    if (p.tanh_approx) {
+      const auto inner = 0.7978845608028654f * (x + 0.044715f * (x * x * x));
+      store(blk, p.y, {r0, c0}, cast<T>(0.5f * x * (1.f + tanh(inner))));
+    } else {
+      store(blk, p.y, {r0, c0}, cast<T>(0.5f * x * (1.f + erf(x * 0.7071067811865476f))));
+    }
+  }
+};
+
+}  // namespace tessera::ops::kernels

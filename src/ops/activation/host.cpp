@@ -1,0 +1,3 @@
+// The activation family on the CPU through the host tile library.
+#include "tessera/tile/tile.h"
+#include "ops/activation/launch.h"

@@ -1,0 +1,74 @@
+// Launchers of the activation family, compiled once per tile backend (host.cpp and cuda.cu include this file).
+// Tile configurations (2048 elements and 256 threads each: one 16-byte access per operand for 16-bit types,
+// two for f32):
+//   - a wide tile, 1 x 2048: gelu on contiguous tensors (seen as one long row) and rows wider than 256;
+//   - a narrow tile, 8 x 256: rows of at most 256 elements that cannot be flattened.
+#pragma once
+#include "ops/activation/args.h"
+#include "ops/activation/gelu.tile.h"
+#include "ops/activation/silu_and_mul.tile.h"
+#include "ops/common/views.h"
+
+namespace tessera::ops::TESSERA_TILE_BACKEND {
+
+namespace {
+constexpr int64_t kNarrowCols = 256;
+
+// The grid of an elementwise map over a [rows, cols] view by ROWS x COLS tiles, flattened to one axis.
+template <int ROWS, int COLS>
+tile::Grid map_grid(int64_t rows, int64_t cols, int64_t& col_blocks) {
+  col_blocks = (cols + COLS - 1) / COLS;
+  return {(rows + ROWS - 1) / ROWS * col_blocks};
+}
+
+template <class T, int ROWS, int COLS, int THREADS>
+void launch_gelu(const tile::View2<const T>& x, const tile::View2<T>& y, GeluApprox approx, const dispatch::Options& opt) {
+  using K = kernels::Gelu<T, ROWS, COLS, THREADS>;
+  typename K::Params p{};
+  p.x = x;
+  p.y = y;
+  p.tanh_approx = approx == GeluApprox::tanh;
+  const auto grid = map_grid<ROWS, COLS>(x.extent[0], x.extent[1], p.col_blocks);
+  tile::active::launch<K>(grid, p, opt.stream);
+}
+
+template <class T, int ROWS, int COLS, int THREADS>
+void launch_silu_and_mul(const SiluAndMulArgs& a, const dispatch::Options& opt) {
+  using K = kernels::SiluAndMul<T, ROWS, COLS, THREADS>;
+  typename K::Params p{};
+  const auto x = as_rows<const T>(a.x);
+  const int64_t n = a.y.size(-1);
+  p.gate = x;
+  p.gate.extent[1] = n;
+  p.up = p.gate;
+  p.up.data = x.data + n * x.stride[1];
+  p.y = as_rows<T>(a.y);
+  const auto grid = map_grid<ROWS, COLS>(p.y.extent[0], n, p.col_blocks);
+  tile::active::launch<K>(grid, p, opt.stream);
+}
+}  // namespace
+
+void gelu(const GeluArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if (a.x.is_contiguous() && a.y.is_contiguous()) {
+      // Any contiguous tensor is one long row: no tile is wasted on short rows.
+      const Shape flat{1, a.x.numel()};
+      launch_gelu<T, 1, 2048, 256>(as_rows<const T>(a.x.reshape(flat)), as_rows<T>(a.y.reshape(flat)), a.approx, opt);
+    } else if (a.x.size(-1) > kNarrowCols) {
+      launch_gelu<T, 1, 2048, 256>(as_rows<const T>(a.x), as_rows<T>(a.y), a.approx, opt);
+    } else {
+      launch_gelu<T, 8, 256, 256>(as_rows<const T>(a.x), as_rows<T>(a.y), a.approx, opt);
+    }
+  });
+}
+
+void silu_and_mul(const SiluAndMulArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if (a.y.size(-1) > kNarrowCols) launch_silu_and_mul<T, 1, 2048, 256>(a, opt);
+    else launch_silu_and_mul<T, 8, 256, 256>(a, opt);
+  });
+}
+
+}  // namespace tessera::ops::TESSERA_TILE_BACKEND

@@ -1,0 +1,3 @@
+// The softmax family on the GPU through the CUDA tile library.
+#include "tessera/tile/tile.h"
+#include "ops/softmax/launch.h"
