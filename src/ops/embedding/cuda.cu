@@ -1,0 +1,3 @@
+// The embedding family on the GPU through the CUDA tile library.
+#include "tessera/tile/tile.h"
+#include "ops/embedding/launch.h"

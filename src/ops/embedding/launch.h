@@ -1,0 +1,67 @@
+// Launchers of the embedding family, compiled once per tile backend (host.cpp and cuda.cu include this file).
+// The check scans 1024 ids per block of 128 threads; the gather copies 4 rows x 1024 columns per block of 128
+// threads (one 16-byte access per thread and row for 16-bit tables), the grid's second axis covering the
+// columns. Checking reads the per-block results back: a synchronisation of the device.
+#pragma once
+#include <algorithm>
+#include <climits>
+
+#include "ops/common/views.h"
+#include "ops/embedding/args.h"
+#include "ops/embedding/embedding.tile.h"
+
+namespace tessera::ops::TESSERA_TILE_BACKEND {
+
+namespace {
+constexpr int kCheckCols = 1024, kCheckThreads = 128;
+constexpr int kRows = 4, kCols = 1024, kThreads = 128;
+
+template <class I>
+tile::View2<const I> flat_ids(const Tensor& ids) {
+  tile::View2<const I> v;
+  v.data = static_cast<const I*>(ids.data());
+  v.extent[0] = 1;
+  v.extent[1] = ids.numel();
+  v.stride[0] = ids.numel();
+  v.stride[1] = 1;
+  return v;
+}
+
+// Throws (through bad_id_error) when an id is outside [0, vocab); runs on the ids' device.
+template <class I>
+void check_ids(const EmbeddingArgs& a, const dispatch::Options& opt) {
+  using K = kernels::EmbeddingCheck<I, kCheckCols, kCheckThreads>;
+  const int64_t n = a.ids.numel(), blocks = (n + kCheckCols - 1) / kCheckCols;
+  Tensor first = Tensor::empty({blocks}, DType::i32, a.ids.device());
+  typename K::Params p{};
+  p.ids = flat_ids<I>(a.ids);
+  p.first = as_rows<int>(first.reshape({1, blocks}));
+  p.vocab = a.table.size(0);
+  tile::active::launch<K>({blocks}, p, opt.stream);
+  synchronize(a.ids.device());  // the launch may be on a stream the copy below does not wait for
+  const auto firsts = to_int_vector(first);
+  const int64_t pos = *std::min_element(firsts.begin(), firsts.end());
+  if (pos != INT_MAX) bad_id_error(a, pos);
+}
+
+template <class T>
+void gather(const EmbeddingArgs& a, const dispatch::Options& opt) {
+  using K = kernels::EmbeddingGather<T, kRows, kCols, kThreads>;
+  typename K::Params p{};
+  p.ids_i64 = a.ids.dtype() == DType::i64;
+  if (p.ids_i64) p.ids64 = flat_ids<int64_t>(a.ids);
+  else p.ids32 = flat_ids<int32_t>(a.ids);
+  p.table = as_rows<const T>(a.table);
+  p.y = as_rows<T>(a.y);
+  const int64_t n = a.ids.numel(), dim = a.table.size(1);
+  tile::active::launch<K>({(n + kRows - 1) / kRows, (dim + kCols - 1) / kCols}, p, opt.stream);
+}
+}  // namespace
+
+void embedding(const EmbeddingArgs& a, const dispatch::Options& opt) {
+  if (a.ids.dtype() == DType::i64) check_ids<int64_t>(a, opt);
+  else check_ids<int32_t>(a, opt);
+  visit_float_dtype(a.table.dtype(), [&](auto t) { gather<decltype(t)>(a, opt); });
+}
+
+}  // namespace tessera::ops::TESSERA_TILE_BACKEND

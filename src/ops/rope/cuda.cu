@@ -1,0 +1,3 @@
+// The rope family on the GPU through the CUDA tile library.
+#include "tessera/tile/tile.h"
+#include "ops/rope/launch.h"

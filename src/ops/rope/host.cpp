@@ -1,0 +1,3 @@
+// The rope family on the CPU through the host tile library.
+#include "tessera/tile/tile.h"
+#include "ops/rope/launch.h"

@@ -1,0 +1,34 @@
+// Launchers of the rope family, compiled once per tile backend (host.cpp and cuda.cu include this file).
+// One configuration: 8 heads of one token per block of 64 threads, rotary halves in steps of 64 columns (one
+// step for head_dim 128, two for 256). Each thread holds one 8-element chunk of each half.
+#pragma once
+#include "ops/common/views.h"
+#include "ops/rope/args.h"
+#include "ops/rope/rope.tile.h"
+
+namespace tessera::ops::TESSERA_TILE_BACKEND {
+
+namespace {
+template <class T, int HEADS, int HALF, int THREADS>
+void launch_rope(const RopeArgs& a, const dispatch::Options& opt) {
+  using K = kernels::Rope<T, HEADS, HALF, THREADS>;
+  typename K::Params p{};
+  p.x = as_view<const T, 3>(a.x);
+  p.y = as_view<T, 3>(a.y);
+  p.pos_i64 = a.positions.dtype() == DType::i64;
+  if (p.pos_i64) p.pos64 = as_view<const int64_t, 1>(a.positions);
+  else p.pos32 = as_view<const int32_t, 1>(a.positions);
+  p.inv_freq = as_rows<const float>(a.inv_freq.reshape({1, a.inv_freq.numel()}));
+  p.rotary = a.rotary_dim;
+  p.interleaved = a.layout == RopeLayout::interleaved;
+  p.copy_rest = a.rotary_dim < a.x.size(2) && !a.in_place();
+  const int64_t tokens = a.x.size(0), heads = a.x.size(1);
+  tile::active::launch<K>({tokens, (heads + HEADS - 1) / HEADS}, p, opt.stream);
+}
+}  // namespace
+
+void rope(const RopeArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.x.dtype(), [&](auto t) { launch_rope<decltype(t), 8, 64, 64>(a, opt); });
+}
+
+}  // namespace tessera::ops::TESSERA_TILE_BACKEND
