@@ -131,8 +131,25 @@ def main():
         del sets, table
         torch.cuda.empty_cache()
 
+    # Matmul (bf16 in and out, fp32 accumulate) against cuBLAS through torch: y = x @ w^T, w as [N, K].
+    mm_rows = []
+    for (m, n, k) in [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
+        c = copies_for(2 * (m * k + n * k), l2)
+        sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(n, k, dtype=dt, device="cuda") * 0.02,
+                 torch.empty(m, n, dtype=dt, device="cuda")) for _ in range(c)]
+        tt = bench(lambda a, w, y: ts.call("tessera_matmul", a, w, y, 0, None, 0, 1.0, None), sets, warmup=2, reps=10)
+        tp = bench(lambda a, w, y: torch.matmul(a, w.t(), out=y), sets)
+        flops = 2 * m * n * k
+        r = dict(shape=f"{m}x{n}x{k}", tessera_us=round(tt, 1), cublas_us=round(tp, 1), tessera_tflops=round(flops / tt / 1e6, 2),
+                 cublas_tflops=round(flops / tp / 1e6, 1), ratio=round(tp / tt, 4))
+        mm_rows.append(r)
+        print(f"matmul {r['shape']:<18} tessera {tt:10.1f} us {r['tessera_tflops']:7.2f} TFLOP/s   cuBLAS {tp:8.1f} us "
+              f"{r['cublas_tflops']:6.1f} TFLOP/s   ratio {r['ratio']:.4f}x")
+        del sets
+        torch.cuda.empty_cache()
+
     date = datetime.date.today().isoformat()
-    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows)
+    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows, matmul=mm_rows)
     with open(os.path.join(args.out, "ops_bench.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out, "ops_bench.md"), "w") as f:
@@ -141,6 +158,9 @@ def main():
         f.write("| op | shape | tessera us | TB/s | % of copy | baseline | baseline us | speedup |\n|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             f.write(f"| {r['op']} | {r['shape']} | {r['tessera_us']} | {r['tessera_tbs']} | {r['pct_copy']} | {r['baseline']} | {r['torch_us']} | {r['speedup']}x |\n")
+        f.write("\n## Matmul, bf16, y = x @ w^T (first tile-mma version, no tensor cores)\n\n| M x N x K | tessera us | TFLOP/s | cuBLAS us | cuBLAS TFLOP/s | ratio |\n|---|---|---|---|---|---|\n")
+        for r in mm_rows:
+            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cublas_us']} | {r['cublas_tflops']} | {r['ratio']}x |\n")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,12 @@ tessera_status tessera_rope(const tessera_tensor* x, const tessera_tensor* posit
 tessera_status tessera_embedding(const tessera_tensor* ids, const tessera_tensor* table, const tessera_tensor* y,
                                  const tessera_options* options);
 
+/* c = alpha * act(a @ b + bias) + residual. b_layout: 0 = b is [N, K], 1 = b is [K, N]. bias and residual may
+ * be NULL. activation: 0 none, 1 gelu (erf), 2 gelu (tanh), 3 silu, 4 relu. */
+tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
+                              const tessera_tensor* bias, int32_t activation, float alpha,
+                              const tessera_tensor* residual, const tessera_options* options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -156,4 +156,21 @@ tessera_status tessera_embedding(const tessera_tensor* ids, const tessera_tensor
   });
 }
 
+tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
+                              const tessera_tensor* bias, int32_t activation, float alpha,
+                              const tessera_tensor* residual, const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "matmul";
+    if (b_layout != 0 && b_layout != 1) invalid_argument("matmul: b_layout must be 0 ([N, K]) or 1 ([K, N]), got " + std::to_string(b_layout));
+    if (activation < 0 || activation > 4) invalid_argument("matmul: invalid activation " + std::to_string(activation));
+    ops::Epilogue e;
+    if (bias) e.bias = to_tensor(bias, op, "bias");
+    if (residual) e.residual = to_tensor(residual, op, "residual");
+    e.activation = ops::Activation(activation);
+    e.alpha = alpha;
+    ops::matmul(to_tensor(a, op, "a"), to_tensor(b, op, "b"), to_tensor(c, op, "c"), ops::BLayout(b_layout), e,
+                to_options(options));
+  });
+}
+
 }  // extern "C"

@@ -2,6 +2,7 @@
 #pragma once
 #include "tessera/ops/activation.h"
 #include "tessera/ops/embedding.h"
+#include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
 #include "tessera/ops/rope.h"
 #include "tessera/ops/selfcheck.h"

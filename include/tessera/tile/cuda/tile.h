@@ -40,6 +40,14 @@ __device__ __forceinline__ Tile<T, Blocked<R, C, TH>> full(const Block<TH>&, T v
 template <class T, int R, int C, int TH>
 __device__ __forceinline__ Tile<T, Blocked<R, C, TH>> zeros(const Block<TH>& blk) { return full<T, R, C>(blk, T(0)); }
 
+template <class T, class U, class L>
+__device__ __forceinline__ Tile<T, L> full_like(const Tile<U, L>&, T value) {
+  Tile<T, L> t;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) t.v[e] = value;
+  return t;
+}
+
 template <int R, int C, int TH>
 __device__ __forceinline__ Tile<int, Blocked<R, C, TH>> arange(const Block<TH>&, int axis) {
   using L = Blocked<R, C, TH>;

@@ -102,15 +102,21 @@ Tile<T, C, R> transpose(const Tile<T, R, C>& a) {
   return out;
 }
 
-// acc += a @ b with products and sums in float, k in increasing order.
+// acc += a @ b with products and sums in float, k in increasing order for each element.
 template <class TA, class TB, int M, int N, int K>
 void mma(Tile<float, M, N>& acc, const Tile<TA, M, K>& a, const Tile<TB, K, N>& b) {
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
-      float s = acc(m, n);
-      for (int k = 0; k < K; ++k) s += convert_element<float>(a(m, k)) * convert_element<float>(b(k, n));
-      acc(m, n) = s;
+  // Operands are widened once, then the loop runs m-k-n so the inner loop vectorises.
+  static thread_local float fa[M * K], fb[K * N];
+  for (int i = 0; i < M * K; ++i) fa[i] = convert_element<float>(a.v[i]);
+  for (int i = 0; i < K * N; ++i) fb[i] = convert_element<float>(b.v[i]);
+  for (int m = 0; m < M; ++m) {
+    float* out = &acc.v[m * N];
+    for (int k = 0; k < K; ++k) {
+      const float x = fa[m * K + k];
+      const float* row = &fb[k * N];
+      for (int n = 0; n < N; ++n) out[n] += x * row[n];
     }
+  }
 }
 
 }  // namespace tessera::tile::host

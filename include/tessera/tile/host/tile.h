@@ -45,6 +45,15 @@ Tile<T, R, C> full(const Block&, T value) {
 template <class T, int R, int C>
 Tile<T, R, C> zeros(const Block& blk) { return full<T, R, C>(blk, T(0)); }
 
+// A tile of the same shape (and, on the GPU, the same distribution over threads) as `like`, every element
+// `value`: the way to start a running value that combines with a reduction result.
+template <class T, class U, int R, int C>
+Tile<T, R, C> full_like(const Tile<U, R, C>&, T value) {
+  Tile<T, R, C> t;
+  for (auto& x : t.v) x = value;
+  return t;
+}
+
 // An R x C int tile holding each element's row index (axis 0) or column index (axis 1).
 template <int R, int C>
 Tile<int, R, C> arange(const Block&, int axis) {

@@ -1,0 +1,3 @@
+// The matmul family on the GPU through the CUDA tile library.
+#include "tessera/tile/tile.h"
+#include "ops/matmul/launch.h"

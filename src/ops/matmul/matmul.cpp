@@ -1,0 +1,66 @@
+// Front-end of the matmul family: argument checks, then dispatch.
+#include "ops/common/registry.h"
+#include "ops/common/views.h"
+#include "ops/matmul/args.h"
+
+namespace tessera::ops {
+
+namespace {
+dispatch::Op<MatmulArgs>& matmul_op() {
+  static dispatch::Op<MatmulArgs>& op = register_op<MatmulArgs>("matmul", &reference::matmul, &tile_host::matmul,
+                                                                TESSERA_CUDA_FN(tile_cuda::matmul));
+  return op;
+}
+}  // namespace
+
+void register_matmul_ops() { matmul_op(); }
+
+void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout, const Epilogue& epilogue,
+            const Options& options) {
+  const Checker ck{"matmul"};
+  ck.defined(a, "a");
+  ck.defined(b, "b");
+  ck.defined(c, "c");
+  ck.require(b_layout == BLayout::nk || b_layout == BLayout::kn, "b_layout must be nk or kn");
+  ck.rank_at_least(a, "a", 1);
+  ck.rank_at_least(c, "c", 1);
+  ck.require(b.ndim() == 2, "b is " + b.str() + "; expected a 2-D matrix");
+  ck.dtype_in(a, "a", {DType::f32, DType::f16, DType::bf16});
+  ck.same_dtype(a, "a", b, "b");
+  ck.require(c.dtype() == a.dtype() || c.dtype() == DType::f32,
+             "c is " + c.str() + "; its dtype must be a's (" + std::string(dtype_name(a.dtype())) + ") or f32");
+  ck.same_device(a, "a", b, "b");
+  ck.same_device(a, "a", c, "c");
+  const int64_t k = a.size(-1);
+  const int64_t n = b_layout == BLayout::nk ? b.size(0) : b.size(1);
+  const int64_t kb = b_layout == BLayout::nk ? b.size(1) : b.size(0);
+  ck.require(kb == k, "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" + std::to_string(k) +
+                          " vs " + std::to_string(kb) + ")");
+  Shape want = a.shape();
+  want.back() = n;
+  ck.require(c.shape() == want, "c is " + c.str() + "; expected shape " + shape_str(want));
+  for (auto [t, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{&c, "c"}}) {
+    ck.last_dim_contiguous(*t, name);
+    ck.rows_fold(*t, name);
+  }
+  if (epilogue.bias.data()) {
+    ck.shape_is(epilogue.bias, "bias", {n});
+    ck.same_dtype(a, "a", epilogue.bias, "bias");
+    ck.same_device(a, "a", epilogue.bias, "bias");
+    ck.require(epilogue.bias.is_contiguous(), "bias must be contiguous");
+  }
+  if (epilogue.residual.data()) {
+    ck.same_shape(c, "c", epilogue.residual, "residual");
+    ck.same_dtype(c, "c", epilogue.residual, "residual");
+    ck.same_device(c, "c", epilogue.residual, "residual");
+    ck.last_dim_contiguous(epilogue.residual, "residual");
+    ck.rows_fold(epilogue.residual, "residual");
+  }
+  const int32_t act = int32_t(epilogue.activation);
+  ck.require(act >= 0 && act <= int32_t(Activation::relu), "invalid activation " + std::to_string(act));
+  ck.require(std::isfinite(epilogue.alpha), "alpha must be finite");
+  if (c.numel() == 0) return;
+  matmul_op()({a, b, c, b_layout, epilogue}, a.device(), options);
+}
+
+}  // namespace tessera::ops

@@ -1,0 +1,12 @@
+#include "ops/matmul_cases.h"
+
+namespace tessera::testing {
+TEST(MatmulGpu, MatchesReference) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_sweep(Device::cuda(), dispatch::Backend::tile_cuda);
+}
+TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);
+}
+}  // namespace tessera::testing

@@ -1,0 +1,88 @@
+// Test cases of matmul, instantiated for the host (tests/ops) and the GPU (tests/gpu).
+#pragma once
+#include <gtest/gtest.h>
+
+#include "common/test_util.h"
+#include "tessera/ops/matmul.h"
+
+namespace tessera::testing {
+
+struct MatmulShape { Shape a; int64_t n; };
+inline const MatmulShape kMatmulShapes[] = {{{1, 1}, 1}, {{3, 7}, 5}, {{64, 32}, 64}, {{65, 97}, 130},
+                                            {{2, 3, 64}, 31}, {{128, 256}, 96}, {{1, 300}, 257}};
+
+inline Tolerance matmul_tolerance(DType in, DType out, int64_t k) {
+  // Inputs are exact in the dtype; only accumulation order and the output rounding differ.
+  Tolerance t = tolerance_for(out == DType::f32 ? in : out);
+  if (out == DType::f32) t = {1e-5 * std::sqrt(double(k)) + 1e-6, 1e-4};
+  return t;
+}
+
+inline void check_matmul(Device dev, dispatch::Backend backend, DType dt, DType out, const MatmulShape& s, ops::BLayout layout,
+                         ops::Activation act, bool bias, bool residual, bool in_place) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + "->" + std::string(dtype_name(out)) + " a" + shape_str(s.a) + " n=" +
+               std::to_string(s.n) + (layout == ops::BLayout::kn ? " kn" : " nk") + " act=" + std::to_string(int(act)) +
+               (bias ? " bias" : "") + (residual ? " residual" : "") + (in_place ? " in-place" : ""));
+  const int64_t k = s.a.back();
+  Shape cs = s.a;
+  cs.back() = s.n;
+  Tensor a = random_tensor(s.a, dt, dev);
+  Tensor b = layout == ops::BLayout::nk ? random_tensor({s.n, k}, dt, dev) : random_tensor({k, s.n}, dt, dev);
+  ops::Epilogue e;
+  e.activation = act;
+  e.alpha = act == ops::Activation::none ? 1.f : 0.75f;
+  if (bias) e.bias = random_tensor({s.n}, dt, dev);
+  Tensor c = poisoned(cs, out, dev), c_ref = poisoned(cs, out, dev);
+  if (residual) {
+    Tensor r = random_tensor(cs, out, dev);
+    if (in_place) {
+      c.copy_from(r);
+      c_ref.copy_from(r);
+    } else {
+      e.residual = r;
+    }
+  }
+  ops::Epilogue e_ref = e;
+  if (in_place) { e.residual = c; e_ref.residual = c_ref; }
+  ops::matmul(a, b, c, layout, e, {backend});
+  ops::matmul(a, b, c_ref, layout, e_ref, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_close(c, c_ref, matmul_tolerance(dt, out, k)));
+}
+
+inline void check_matmul_sweep(Device dev, dispatch::Backend backend) {
+  using ops::Activation;
+  for (DType dt : kFloatDTypes)
+    for (const auto& s : kMatmulShapes)
+      for (auto layout : {ops::BLayout::nk, ops::BLayout::kn}) check_matmul(dev, backend, dt, dt, s, layout, Activation::none, false, false, false);
+  for (DType dt : {DType::f16, DType::bf16}) check_matmul(dev, backend, dt, DType::f32, kMatmulShapes[3], ops::BLayout::nk, Activation::none, true, false, false);
+  for (auto act : {Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::relu})
+    check_matmul(dev, backend, DType::bf16, DType::bf16, kMatmulShapes[3], ops::BLayout::nk, act, true, false, false);
+  check_matmul(dev, backend, DType::f32, DType::f32, kMatmulShapes[4], ops::BLayout::nk, Activation::none, true, true, false);
+  check_matmul(dev, backend, DType::bf16, DType::bf16, kMatmulShapes[3], ops::BLayout::kn, Activation::none, false, true, true);
+}
+
+inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
+  Tensor a = random_tensor({4, 8}, DType::f32, dev), b = random_tensor({6, 8}, DType::f32, dev);
+  Tensor c = poisoned({4, 6}, DType::f32, dev);
+  const ops::Options o{backend};
+  auto expect_error = [&](auto f, const char* needle) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; expected one mentioning " << needle;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error([&] { ops::matmul(a, random_tensor({6, 7}, DType::f32, dev), c, ops::BLayout::nk, {}, o); }, "inner dimensions");
+  expect_error([&] { ops::matmul(a, b, poisoned({4, 5}, DType::f32, dev), ops::BLayout::nk, {}, o); }, "expected shape");
+  expect_error([&] { ops::matmul(a, random_tensor({6, 8}, DType::bf16, dev), c, ops::BLayout::nk, {}, o); }, "dtypes differ");
+  expect_error([&] { ops::matmul(a, b, c, ops::BLayout::nk, {random_tensor({5}, DType::f32, dev)}, o); }, "bias");
+  expect_error([&] { ops::matmul(a, b, c, ops::BLayout(7), {}, o); }, "b_layout");
+  ops::Epilogue bad_act;
+  bad_act.activation = ops::Activation(42);
+  expect_error([&] { ops::matmul(a, b, c, ops::BLayout::nk, bad_act, o); }, "activation");
+  for (float v : floats(c)) ASSERT_TRUE(std::isnan(v));
+}
+
+}  // namespace tessera::testing

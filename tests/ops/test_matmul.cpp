@@ -1,0 +1,6 @@
+#include "ops/matmul_cases.h"
+
+namespace tessera::testing {
+TEST(MatmulHost, MatchesReference) { check_matmul_sweep(Device::cpu(), dispatch::Backend::tile_host); }
+TEST(MatmulHost, BadInputIsAnErrorAndWritesNothing) { check_matmul_bad_input(Device::cpu(), dispatch::Backend::tile_host); }
+}  // namespace tessera::testing
