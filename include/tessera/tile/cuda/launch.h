@@ -10,8 +10,16 @@
 
 namespace tessera::tile::cuda {
 
+// A kernel may declare `static constexpr int min_blocks_per_sm`: the compiler then caps registers so that many
+// blocks fit on one multiprocessor (memory-bound kernels want the loads of several blocks in flight).
 template <class Kernel>
-__global__ void __launch_bounds__(Kernel::threads) kernel_entry(const __grid_constant__ typename Kernel::Params params) {
+constexpr int min_blocks_per_sm() {
+  if constexpr (requires { Kernel::min_blocks_per_sm; }) return Kernel::min_blocks_per_sm;
+  else return 1;
+}
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>()) kernel_entry(const __grid_constant__ typename Kernel::Params params) {
   Block<Kernel::threads> blk;
   Kernel{}(blk, params);
 }
