@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what tessera builds with, from Debian's packages; does nothing when all are present.
 set -euo pipefail
-packages=(cmake make g++ libgtest-dev nlohmann-json3-dev libcli11-dev)
+packages=(cmake make g++ libgtest-dev nlohmann-json3-dev libcli11-dev libpcre2-dev nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

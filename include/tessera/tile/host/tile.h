@@ -1,6 +1,7 @@
 // Host implementation of the tile language: the specification of every tile operation.
 // A block is one CPU thread and a tile is a whole R x C array it owns; each operation is a plain loop.
 #pragma once
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -107,8 +108,7 @@ void atomic_add(const Block&, const View2<float>& view, Coord at, const Tile<U, 
     for (int c = 0; c < C; ++c) {
       const int64_t gc = at.col + c;
       if (gc < 0 || gc >= view.extent[1]) continue;
-      float& dst = view.data[gr * view.stride[0] + gc * view.stride[1]];
-      __atomic_fetch_add(&dst, t(r, c), __ATOMIC_RELAXED);
+      std::atomic_ref<float>(view.data[gr * view.stride[0] + gc * view.stride[1]]).fetch_add(t(r, c), std::memory_order_relaxed);
     }
   }
 }
