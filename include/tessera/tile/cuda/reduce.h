@@ -200,10 +200,9 @@ __device__ __forceinline__ Tile<int, Blocked<1, C, TH>> col_argmax(const Tile<T,
 #pragma unroll
   for (int e = 0; e < O::size; ++e) {
     T best = detail::lowest<T>();
-    int arg = 0;
-    for (int r = 0; r < R; ++r)
-      if (smem[r][O::col(e)] > best) { best = smem[r][O::col(e)]; arg = r; }
-    out.v[e] = arg;
+    int arg = R;
+    for (int r = 0; r < R; ++r) detail::argmax_step(best, arg, smem[r][O::col(e)], r);
+    out.v[e] = arg == R ? 0 : arg;  // all-NaN column: 0, as on the host
   }
   (void)sizeof(P);
   return out;

@@ -65,31 +65,33 @@ Tile<T, 1, C> col_min(const Tile<T, R, C>& a) {
   return detail::reduce_cols(a, detail::highest<T>(), [](T x, T y) { return y < x ? y : x; });
 }
 
-// Column index of the largest element of each row; the smallest such index on ties; 0 for an all-NaN row.
+// Column index of the largest element of each row; the smallest such index on ties; NaN is ignored (0 for an
+// all-NaN row).
 template <class T, int R, int C>
 Tile<int, R, 1> row_argmax(const Tile<T, R, C>& a) {
   detail::require_arithmetic<T>();
   Tile<int, R, 1> out;
   for (int r = 0; r < R; ++r) {
     T best = detail::lowest<T>();
-    int arg = 0;
+    int arg = -1;  // a row of -inf (or NaN and -inf) still has a largest element
     for (int c = 0; c < C; ++c)
-      if (a(r, c) > best) { best = a(r, c); arg = c; }
-    out(r, 0) = arg;
+      if (a(r, c) > best || (arg < 0 && a(r, c) == best)) { best = a(r, c); arg = c; }
+    out(r, 0) = arg < 0 ? 0 : arg;
   }
   return out;
 }
-// Row index of the largest element of each column; the smallest such index on ties.
+// Row index of the largest element of each column; the smallest such index on ties; NaN is ignored (0 for an
+// all-NaN column).
 template <class T, int R, int C>
 Tile<int, 1, C> col_argmax(const Tile<T, R, C>& a) {
   detail::require_arithmetic<T>();
   Tile<int, 1, C> out;
   for (int c = 0; c < C; ++c) {
     T best = detail::lowest<T>();
-    int arg = 0;
+    int arg = -1;
     for (int r = 0; r < R; ++r)
-      if (a(r, c) > best) { best = a(r, c); arg = r; }
-    out(0, c) = arg;
+      if (a(r, c) > best || (arg < 0 && a(r, c) == best)) { best = a(r, c); arg = r; }
+    out(0, c) = arg < 0 ? 0 : arg;
   }
   return out;
 }
