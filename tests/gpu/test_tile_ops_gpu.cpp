@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,11 @@ bool same_value(float a, float b) {
     for (int64_t c = c0; c < c0 + cols; ++c) {
       const float g = gpu[size_t(r * width + c)], h = host[size_t(r * width + c)];
       if (!same_value(g, h)) {
-        if (!bad++)
-          first = "(" + std::to_string(r - r0) + ", " + std::to_string(c - c0) + "): gpu " + std::to_string(g) +
-                  ", host " + std::to_string(h);
+        if (!bad++) {
+          std::ostringstream s;
+          s << "(" << r - r0 << ", " << c - c0 << "): gpu " << g << ", host " << h;
+          first = s.str();
+        }
       }
     }
   if (!bad) return ::testing::AssertionSuccess();
