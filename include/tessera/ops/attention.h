@@ -1,0 +1,61 @@
+// Attention: fused prefill attention (fmha), decode attention over a paged or contiguous KV cache
+// (fmha_decode), and the KV-cache append that fills the pages.
+//
+// Layouts. Every tensor is indexed as named below; any strides are accepted except that the last (feature)
+// dim must be unit-stride. So a [tokens, heads, dim] buffer written by a fused qkv matmul is passed as a
+// strided view without a copy. Query head h attends with KV head h / (Hq / Hkv) (GQA; MQA when Hkv = 1).
+// Inputs are f16 or bf16 (f32 too, for the reference and host checks); softmax statistics are fp32.
+#pragma once
+#include <cstdint>
+
+#include "tessera/dispatch/dispatch.h"
+#include "tessera/runtime/tensor.h"
+
+namespace tessera::ops {
+
+using dispatch::Options;
+
+struct AttentionParams {
+  float scale = 0.f;           // logits = scale * q.k; 0 means 1 / sqrt(Dqk)
+  bool causal = false;         // query i may see key j when j <= i + (Sk - Sq) (bottom-right aligned)
+  int64_t window_left = -1;    // sliding window: also masks j < i + (Sk - Sq) - window_left; -1 = unlimited
+  float softcap = 0.f;         // logit soft-capping: logits = softcap * tanh(logits / softcap); 0 = off
+};
+
+// o = softmax(scale * q k^T + mask) v, per batch and query head.
+// q [B, Hq, Sq, Dqk], k [B, Hkv, Sk, Dqk], v [B, Hkv, Sk, Dv], o [B, Hq, Sq, Dv] (dtype of q);
+// lse, when defined: [B, Hq, Sq] f32, the natural-log log-sum-exp of each row's scaled logits
+// (-inf for a row that sees no key; its o row is 0).
+void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse = {},
+          const AttentionParams& params = {}, const Options& options = {});
+
+// The packed variable-length form: sequence b owns query rows [cu_q[b], cu_q[b+1]) of q [Tq, Hq, Dqk] and
+// key rows [cu_k[b], cu_k[b+1]) of k [Tk, Hkv, Dqk] / v [Tk, Hkv, Dv]; cu_q, cu_k: [B + 1] i32, starting at 0,
+// non-decreasing. o [Tq, Hq, Dv]; lse, when defined, [Tq, Hq] f32. Masks align each sequence bottom-right.
+void fmha_varlen(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cu_q, const Tensor& cu_k,
+                 const Tensor& o, const Tensor& lse = {}, const AttentionParams& params = {},
+                 const Options& options = {});
+
+// A KV cache: pages of page_size token slots. k_pages [num_pages, page_size, Hkv, Dk],
+// v_pages [num_pages, page_size, Hkv, Dv]. Token t of sequence b lives in page block_table[b, t / page_size]
+// at slot t % page_size. A contiguous cache is the same thing with block_table undefined: then
+// k_pages is [B, S_max, Hkv, Dk] (one "page" per sequence).
+struct KvCache {
+  Tensor k_pages, v_pages;
+  Tensor block_table;  // [B, max_pages_per_seq] i32, or undefined for a contiguous cache
+};
+
+// Decode attention: q [B, Sq, Hq, Dk] holds the newest Sq (1 to 8) tokens of each sequence, which are already
+// in the cache; seq_lens [B] i32 counts each sequence's cached tokens including them (so query i sits at
+// position seq_lens[b] - Sq + i, and attends causally). o [B, Sq, Hq, Dv]. Sequences of different lengths
+// share a batch; a sequence of length 0 gives zeros.
+void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, const Tensor& o,
+                 const AttentionParams& params = {}, const Options& options = {});
+
+// Writes k [T, Hkv, Dk] and v [T, Hkv, Dv] into the cache: token i goes to flat slot slots[i]
+// (slots [T] i64: page * page_size + offset; for a contiguous cache b * S_max + position). A negative slot
+// skips the token (padding).
+void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, const Tensor& slots,
+                     const Options& options = {});
+
+}  // namespace tessera::ops
