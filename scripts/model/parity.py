@@ -54,6 +54,9 @@ def parse_args(argv=None):
     p.add_argument("--dtypes", default="f32,bf16", help="comma-separated: f32, bf16")
     p.add_argument("--archs", default=",".join(ARCHS), help="comma-separated subset of " + ",".join(ARCHS))
     p.add_argument("--embedded", default="models/tessera-tiny", help="the embedded model's directory ('' to skip)")
+    p.add_argument("--tokenize-tool", default=None, help="tessera_tokenize_tool, to compare the embedded model's "
+                   "tokenizer with the tokenizers library (default: .device/ or build/tests/; skipped if absent)")
+    p.add_argument("--corpus", default=".dev-model/corpus.txt", help="text lines for the tokenizer check (optional)")
     p.add_argument("--steps", type=int, default=32, help="generated tokens per prompt")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per tessera command")
@@ -72,6 +75,11 @@ def parse_args(argv=None):
     for a in args.archs:
         if a not in ARCHS:
             p.error(f"unknown architecture {a!r}; known: {', '.join(ARCHS)}")
+    if args.tokenize_tool is None:
+        for candidate in (".device/tessera_tokenize_tool", "build/tests/tessera_tokenize_tool"):
+            if Path(candidate).exists():
+                args.tokenize_tool = candidate
+                break
     if args.tessera is None:
         args.tessera = ".device/tessera" if Path(".device/tessera").exists() else "build/tessera"
     return args
@@ -83,7 +91,7 @@ def parse_args(argv=None):
 
 def tiny_config(arch):
     """(config class name, kwargs, note) of a 2-layer model exercising the architecture's features."""
-    common = dict(bos_token_id=None, eos_token_id=None, pad_token_id=None)
+    common = dict(bos_token_id=None, eos_token_id=None)  # no end-of-sequence: every run makes all its steps
     rope = {"rope_type": "default", "rope_theta": 10000.0}
     if arch == "llama":
         return "LlamaConfig", dict(common, vocab_size=311, hidden_size=64, intermediate_size=176, num_hidden_layers=2,
@@ -421,6 +429,61 @@ def check_model(name, note, model_dir, prompts, args, work, results):
         print(f"  ({name} {dtype}: {time.time() - t0:.1f} s)")
 
 
+TOKENIZER_TEXTS = [
+    "In the beginning God created the heaven and the earth.",
+    "And the LORD said unto Moses, Go in unto Pharaoh.",
+    "  leading spaces, trailing spaces   ",
+    "Numbers 3:16 and 1234567890, 3.14159; (parentheses) [brackets] {braces}!?",
+    "line one\nline two\n\n\tindented\r\nwindows",
+    "It's, I'm, we've, they'll, you'd, 'quoted' \"double\"",
+    "na\u00efve caf\u00e9 \u2014 \u201csmart quotes\u201d \u00bd \u00b5",
+    "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8 \u0420\u0443\u0441\u0441\u043a\u0438\u0439 \u0627\u0644\u0639\u0631\u0628\u064a\u0629",
+    "emoji \U0001f642\U0001f680 and combining e\u0301",
+    "<|begin_of_text|>special tokens inside<|end_of_text|> text",
+    "",
+]
+
+
+def check_tokenizer(model_dir, args, results):
+    """The embedded model's tokenizer.json through tessera (tessera_tokenize_tool) and through the tokenizers
+    library, on fixed edge cases and up to 2000 corpus lines: identical ids required."""
+    row = dict(model="tessera-tiny", note="tokenizer.json: tessera vs tokenizers", device="host", dtype="-",
+               max_rel_err=None, tokens_identical=False, result="FAIL", detail="")
+    tool = args.tokenize_tool
+    if not tool or not Path(tool).exists():
+        row.update(result="SKIP", detail="no tessera_tokenize_tool (stage build/tests/tessera_tokenize_tool)")
+        results.append(row)
+        return
+    try:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+        texts = list(TOKENIZER_TEXTS)
+        if args.corpus and Path(args.corpus).exists():
+            lines = [l for l in Path(args.corpus).read_text(encoding="utf-8").splitlines() if l][:2000]
+            texts += lines + ["\n".join(lines[i:i + 5]) for i in range(0, 200, 5)]
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as f:
+            for t in texts:
+                f.write(json.dumps(t) + "\n")
+            path = f.name
+        r = subprocess.run([tool, str(Path(model_dir) / "tokenizer.json"), path], capture_output=True, text=True,
+                           timeout=args.timeout)
+        os.unlink(path)
+        got = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+        if len(got) != len(texts):
+            row["detail"] = f"tool gave {len(got)} lines for {len(texts)} texts (exit {r.returncode}): {tail(r.stderr)}"
+        else:
+            bad = [i for i, t in enumerate(texts) if tok.encode(t).ids != got[i]]
+            row["tokens_identical"] = not bad
+            row["result"] = "PASS" if not bad and r.returncode == 0 else "FAIL"
+            row["detail"] = f"{len(texts)} texts, {len(bad)} differ" + \
+                (f", first: {texts[bad[0]][:60]!r}" if bad else "") + f"; {r.stderr.strip()[-200:]}"
+    except Exception as e:
+        row["detail"] = f"{type(e).__name__}: {e}"
+    results.append(row)
+    print(f"tessera-tiny tokenizer: {row['result']}  {row['detail']}")
+
+
 def markdown(results, args, header):
     lines = [header, "",
              f"tessera `{args.tessera}`; {args.steps} greedy steps per prompt; reference: transformers fp32, eager "
@@ -470,6 +533,7 @@ def main(argv=None):
             if (Path(args.embedded) / "config.json").exists():
                 check_model("tessera-tiny", "embedded default model", Path(args.embedded),
                             embedded_prompts(args.embedded), args, work, results)
+                check_tokenizer(Path(args.embedded), args, results)
             else:
                 print(f"embedded model {args.embedded} not found: skipped")
                 for device in args.devices:
