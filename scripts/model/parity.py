@@ -260,7 +260,7 @@ class Reference:
         """float64 numpy [len(ids), vocab]: the logits after each position."""
         import numpy as np
 
-        m = model or self.model
+        m = self.model if model is None else model
         with self.torch.no_grad():
             out = m(input_ids=self.torch.tensor([ids], dtype=self.torch.long), use_cache=False)
         return out.logits[0].to(self.torch.float64).numpy().astype(np.float64)
