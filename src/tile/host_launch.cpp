@@ -21,6 +21,8 @@ static int worker_count() {
   return n;
 }
 
+int multiprocessor_count() { return worker_count(); }
+
 void run_grid(Grid grid, const std::function<void(const Block&)>& body) {
   const int64_t total = grid.count();
   if (total <= 0) return;

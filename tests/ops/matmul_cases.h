@@ -9,7 +9,12 @@ namespace tessera::testing {
 
 struct MatmulShape { Shape a; int64_t n; };
 inline const MatmulShape kMatmulShapes[] = {{{1, 1}, 1}, {{3, 7}, 5}, {{64, 32}, 64}, {{65, 97}, 130},
-                                            {{2, 3, 64}, 31}, {{128, 256}, 96}, {{1, 300}, 257}};
+                                            {{2, 3, 64}, 31}, {{128, 256}, 96}, {{1, 300}, 257},
+                                            // 16-byte aligned rows (the staged kernel): K not a multiple of
+                                            // its 64-wide slices, M and N not multiples of its tiles
+                                            {{67, 200}, 300}, {{257, 136}, 520},
+                                            // skinny M with a long K: split over blocks
+                                            {{5, 1024}, 100}, {{33, 776}, 264}};
 
 inline Tolerance matmul_tolerance(DType in, DType out, int64_t k) {
   // Inputs are exact in the dtype; only accumulation order and the output rounding differ.
@@ -58,7 +63,12 @@ inline void check_matmul_sweep(Device dev, dispatch::Backend backend) {
   for (auto act : {Activation::gelu, Activation::gelu_tanh, Activation::silu, Activation::relu})
     check_matmul(dev, backend, DType::bf16, DType::bf16, kMatmulShapes[3], ops::BLayout::nk, act, true, false, false);
   check_matmul(dev, backend, DType::f32, DType::f32, kMatmulShapes[4], ops::BLayout::nk, Activation::none, true, true, false);
+  check_matmul(dev, backend, DType::bf16, DType::bf16, kMatmulShapes[7], ops::BLayout::nk, Activation::silu, true, true, false);
+  check_matmul(dev, backend, DType::f16, DType::f16, kMatmulShapes[8], ops::BLayout::nk, Activation::none, false, true, true);
+  check_matmul(dev, backend, DType::bf16, DType::f32, kMatmulShapes[8], ops::BLayout::nk, Activation::gelu_tanh, true, true, false);
   check_matmul(dev, backend, DType::bf16, DType::bf16, kMatmulShapes[3], ops::BLayout::kn, Activation::none, false, true, true);
+  check_matmul(dev, backend, DType::bf16, DType::bf16, kMatmulShapes[9], ops::BLayout::nk, Activation::gelu, true, true, false);
+  check_matmul(dev, backend, DType::f16, DType::f32, kMatmulShapes[10], ops::BLayout::nk, Activation::none, true, true, true);
 }
 
 inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
@@ -77,7 +87,9 @@ inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
   expect_error([&] { ops::matmul(a, random_tensor({6, 7}, DType::f32, dev), c, ops::BLayout::nk, {}, o); }, "inner dimensions");
   expect_error([&] { ops::matmul(a, b, poisoned({4, 5}, DType::f32, dev), ops::BLayout::nk, {}, o); }, "expected shape");
   expect_error([&] { ops::matmul(a, random_tensor({6, 8}, DType::bf16, dev), c, ops::BLayout::nk, {}, o); }, "dtypes differ");
-  expect_error([&] { ops::matmul(a, b, c, ops::BLayout::nk, {random_tensor({5}, DType::f32, dev)}, o); }, "bias");
+  ops::Epilogue wrong_bias;
+  wrong_bias.bias = random_tensor({5}, DType::f32, dev);
+  expect_error([&] { ops::matmul(a, b, c, ops::BLayout::nk, wrong_bias, o); }, "bias");
   expect_error([&] { ops::matmul(a, b, c, ops::BLayout(7), {}, o); }, "b_layout");
   ops::Epilogue bad_act;
   bad_act.activation = ops::Activation(42);

@@ -1,4 +1,6 @@
-// The fused epilogue of the matmul family: alpha * act(acc + bias) + residual, on the fp32 accumulator tile.
+// The fused epilogue of the matmul family: alpha * act(acc + bias) + residual, on the fp32 accumulator tile,
+// whatever its layout: bias and residual are read in the accumulator's own layout (load_like). The bias
+// arrives as an [M, N] view with row stride 0, so one row broadcasts over every output row.
 #pragma once
 #include "tessera/tile/tile.h"
 
@@ -11,11 +13,10 @@ struct EpilogueParams {
 };
 
 template <class Block, class Acc, class TB, class TR>
-TILE_DEVICE auto apply_epilogue(Block& blk, const Acc& acc, const EpilogueParams& e, const tile::View2<const TB>& bias,
-                                const tile::View2<const TR>& residual, int64_t m0, int64_t n0) {
-  constexpr int BM = Acc::rows, BN = Acc::cols;
+TILE_DEVICE auto apply_epilogue(Block& blk, const Acc& acc, const EpilogueParams& e, const tile::View2<const TB>& bias_rows,
+                                const tile::View2<const TR>& residual, tile::Coord at) {
   auto x = acc;
-  if (e.has_bias) x = x + cast<float>(load<1, BN>(blk, bias, {0, n0}));
+  if (e.has_bias) x = x + cast<float>(load_like(blk, acc, bias_rows, at));
   switch (e.activation) {
     case 1: x = x * 0.5f * (erf(x * 0.70710678118654752f) + 1.f); break;                            // gelu
     case 2: x = x * 0.5f * (tanh((x + x * x * x * 0.044715f) * 0.79788456080286536f) + 1.f); break;  // gelu_tanh
@@ -24,7 +25,7 @@ TILE_DEVICE auto apply_epilogue(Block& blk, const Acc& acc, const EpilogueParams
     default: break;
   }
   if (e.alpha != 1.f) x = x * e.alpha;
-  if (e.has_residual) x = x + cast<float>(load<BM, BN>(blk, residual, {m0, n0}));
+  if (e.has_residual) x = x + cast<float>(load_like(blk, acc, residual, at));
   return x;
 }
 

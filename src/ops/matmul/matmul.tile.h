@@ -17,7 +17,7 @@ struct Matmul {
   static constexpr int threads = THREADS;
   struct Params {
     tile::View2<const T> a, b;  // a [M, K]; b [N, K] or [K, N]
-    tile::View2<const T> bias;  // [1, N], or 0 rows
+    tile::View2<const T> bias;  // [M, N] with row stride 0, or empty
     tile::View2<const TO> residual;
     tile::View2<TO> c;
     EpilogueParams epilogue;
@@ -36,7 +36,7 @@ struct Matmul {
         mma(acc, a, transpose(load<BN, BK>(blk, p.b, {n0, k0})));
       }
     }
-    store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, m0, n0)));
+    store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
   }
 };
 

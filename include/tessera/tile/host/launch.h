@@ -10,6 +10,9 @@ namespace tessera::tile::host {
 // all cores). Blocks of one launch must not depend on each other, as on a GPU.
 void run_grid(Grid grid, const std::function<void(const Block&)>& body);
 
+// Worker threads of host launches: the size of a persistent grid on the CPU.
+int multiprocessor_count();
+
 // The stream argument keeps the signature of cuda::launch; host launches are synchronous.
 template <class Kernel>
 void launch(Grid grid, const typename Kernel::Params& params, void* /*stream*/ = nullptr, size_t /*shared_bytes*/ = 0) {

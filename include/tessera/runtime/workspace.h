@@ -1,0 +1,16 @@
+// Scratch memory for ops that need an intermediate buffer (split-K partial sums, split-KV partial
+// attention): one grow-only buffer per device and name, reused across calls so a warmed-up step allocates
+// nothing (and can be captured in a CUDA graph). Growing frees the old buffer after the device is idle.
+#pragma once
+#include <cstddef>
+
+#include "tessera/runtime/device.h"
+
+namespace tessera {
+
+// At least `bytes` of memory on `device`, valid until the next call with the same name and device asks for
+// more. Calls with different names never share memory. Thread-safe; the memory itself is not: ops on one
+// stream use it in order.
+void* workspace(const char* name, size_t bytes, Device device);
+
+}  // namespace tessera

@@ -1,0 +1,120 @@
+// Hopper synchronisation: transaction barriers (mbarrier) in shared memory, warpgroup roles, and the
+// fences the tensor cores and the copy engine need. Compiled to instructions only for sm_90a; other targets
+// get a trap, and launchers never pick staged kernels there.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TESSERA_SM90A 1
+#else
+#define TESSERA_SM90A 0
+#endif
+
+namespace tessera::tile::cuda::hopper {
+
+// The warpgroup index, broadcast from lane 0 so the compiler knows it is the same across the warp (branches
+// on it then do not count as divergent around wgmma).
+__device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
+__device__ __forceinline__ int thread_in_warpgroup() { return int(threadIdx.x) % 128; }
+__device__ __forceinline__ int lane() { return int(threadIdx.x) % 32; }
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return uint32_t(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void barrier_init(uint64_t* bar, int count) {
+#if TESSERA_SM90A
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+#else
+  (void)bar; (void)count; __trap();
+#endif
+}
+
+// Makes barrier initialisation visible to the copy engine and the other threads (then sync the block).
+__device__ __forceinline__ void barrier_init_fence() {
+#if TESSERA_SM90A
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void barrier_arrive(uint64_t* bar) {
+#if TESSERA_SM90A
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+#else
+  (void)bar;
+#endif
+}
+
+// Arrives and announces `bytes` that the copy engine will deliver to this barrier's phase.
+__device__ __forceinline__ void barrier_arrive_expect_bytes(uint64_t* bar, uint32_t bytes) {
+#if TESSERA_SM90A
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+#else
+  (void)bar; (void)bytes;
+#endif
+}
+
+// Waits until the phase of parity `phase` has completed. A fresh barrier counts parity 1 as completed.
+__device__ __forceinline__ void barrier_wait(uint64_t* bar, uint32_t phase) {
+#if TESSERA_SM90A
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(phase)
+      : "memory");
+#else
+  (void)bar; (void)phase;
+#endif
+}
+
+// Synchronises the `threads` threads of the consumer roles (named barrier 1), leaving the producer out.
+__device__ __forceinline__ void consumer_sync(int threads) {
+#if TESSERA_SM90A
+  asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
+#else
+  (void)threads;
+#endif
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+#if TESSERA_SM90A
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmma_commit() {
+#if TESSERA_SM90A
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void wgmma_wait() {
+#if TESSERA_SM90A
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
+#endif
+}
+
+// Keeps the compiler from moving reads or writes of an accumulator register across asynchronous wgmma.
+__device__ __forceinline__ void fence_register(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// Gives registers back (producer) or takes more (consumers) for the rest of the kernel.
+template <int REGS>
+__device__ __forceinline__ void registers_decrease() {
+#if TESSERA_SM90A
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
+#endif
+}
+template <int REGS>
+__device__ __forceinline__ void registers_increase() {
+#if TESSERA_SM90A
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+#endif
+}
+
+}  // namespace tessera::tile::cuda::hopper

@@ -1,0 +1,145 @@
+// What staged (pipelined) kernels and both backends share: shared-memory tiles, pipeline stages, tensors the
+// copy engine reads tile by tile, and the persistent tile schedule.
+//
+// A staged kernel reads like this (see src/ops/matmul/matmul_staged.tile.h):
+//
+//   using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BN, BK>>;
+//   using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS>;
+//   auto pipe = make_pipeline<Pipe>(blk);
+//   for (const auto t : persistent_tiles(blk, p.schedule)) {
+//     pipe.producer(k_tiles, [&](Stage& s, int64_t k) {          // the producer role: fill stage s with slice k
+//       load_async(blk, s.a, p.a, {m0, k * BK});
+//       load_async(blk, s.b, p.b, {n0, k * BK});
+//     });
+//     pipe.consumers([&] {                                        // the consumer roles
+//       auto acc = mma_accumulator<BM, BN>(pipe);
+//       for (const Stage& s : pipe.stages(k_tiles, acc)) mma(acc, s.a, transpose(s.b));  // wait, mma, release
+//       store(blk, p.c, {m0, n0}, cast<TO>(acc));
+//     });
+//   }
+//
+// Which threads play which role, the barriers between them, the copy engine and the tensor-core
+// instructions are the tile library's business. On the host the producer's loads run lazily, one stage at a
+// time, inside the consumers' loop.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "tessera/tile/common.h"
+
+namespace tessera::tile {
+
+// An R x C tile in shared memory, filled by load_async and read by mma. Its element layout is the backend's
+// (row-major on the host; swizzled for the tensor cores on the GPU): kernel code never indexes it.
+template <class T, int R, int C>
+struct SharedTile {
+  using value_type = T;
+  static constexpr int rows = R, cols = C;
+  static constexpr size_t bytes = size_t(R) * C * sizeof(T);
+  T* data = nullptr;
+  uint64_t* ready = nullptr;  // GPU: the barrier its stage's loads complete on
+};
+
+// Marks a shared tile to be read transposed by mma: an [N, K] tile used as the K x N operand.
+template <class S>
+struct Transposed {
+  S tile;
+};
+
+// The tiles one pipeline stage holds (one to three).
+template <class A, class B = void, class C = void>
+struct Stage {
+  A a;
+  B b;
+  C c;
+  static constexpr size_t bytes = A::bytes + B::bytes + C::bytes;
+  template <class F> TILE_HD void for_each(F f) { f(a); f(b); f(c); }
+};
+template <class A, class B>
+struct Stage<A, B, void> {
+  A a;
+  B b;
+  static constexpr size_t bytes = A::bytes + B::bytes;
+  template <class F> TILE_HD void for_each(F f) { f(a); f(b); }
+};
+template <class A>
+struct Stage<A, void, void> {
+  A a;
+  static constexpr size_t bytes = A::bytes;
+  template <class F> TILE_HD void for_each(F f) { f(a); }
+};
+
+// A rank-2 tensor in global memory that the copy engine reads in boxes of BOX_ROWS x BOX_COLS. On the GPU the
+// descriptor (a CUDA tensor map, made on the host) travels in the kernel's parameters; the host reads `view`.
+// Elements outside the view read as zero.
+template <class T, int BOX_ROWS, int BOX_COLS>
+struct TmaTensor {
+  alignas(64) unsigned char descriptor[128] = {};
+  View2<const T> view;
+};
+
+// One unit of work of a tiled schedule: output tile (row, col), and which of the schedule's splits of the
+// reduction dimension.
+struct TileIndex {
+  int64_t row = 0, col = 0, split = 0;
+};
+
+// Output tiles of a rows x cols grid of tiles, each cut into `splits` parts along the reduction dimension,
+// visited in groups of `group` tile rows: consecutive tiles share B columns and A rows, so what one wave of
+// blocks reads stays in L2. All tiles of split 0 come first, then split 1 ...
+struct TileSchedule {
+  int64_t tile_rows = 0, tile_cols = 0;
+  int64_t group = 8;
+  int64_t splits = 1;
+  TILE_HD int64_t tiles() const { return tile_rows * tile_cols; }
+  TILE_HD int64_t count() const { return tiles() * splits; }
+  TILE_HD TileIndex at(int64_t index) const {
+    const int64_t split = index / tiles();
+    index %= tiles();
+    const int64_t per_group = group * tile_cols;
+    const int64_t first_row = (index / per_group) * group;
+    const int64_t rows_here = tile_rows - first_row < group ? tile_rows - first_row : group;
+    const int64_t in_group = index % per_group;
+    return {first_row + in_group % rows_here, in_group / rows_here, split};
+  }
+};
+
+// The tiles one block of a persistent grid computes: block b takes tiles b, b + blocks, b + 2 blocks ...
+struct PersistentTiles {
+  TileSchedule schedule;
+  int64_t first = 0, step = 1;
+  struct iterator {
+    const TileSchedule* s;
+    int64_t i, step;
+    TILE_HD TileIndex operator*() const { return s->at(i); }
+    TILE_HD iterator& operator++() { i += step; return *this; }
+    TILE_HD bool operator!=(const iterator& o) const { return i < o.i; }
+  };
+  TILE_HD iterator begin() const { return {&schedule, first, step}; }
+  TILE_HD iterator end() const { return {&schedule, schedule.count(), step}; }
+};
+
+template <class Block>
+TILE_HD PersistentTiles persistent_tiles(const Block& blk, const TileSchedule& schedule) {
+  return {schedule, blk.bid(0), blk.num_blocks(0)};
+}
+
+// The shape of a staged kernel's pipeline: what a stage holds, how many stages, how many consumer roles.
+// A staged kernel declares it as `using Pipe = tile::PipelineShape<...>` and takes its thread count and
+// shared memory from it.
+template <class StageT, int STAGES, int CONSUMERS>
+struct PipelineShape {
+  using Stage = StageT;
+  static constexpr int stages = STAGES, consumers = CONSUMERS;
+  static constexpr int threads = (CONSUMERS + 1) * 128;   // GPU: consumer warpgroups and one producer warpgroup
+  static constexpr size_t stage_stride = (StageT::bytes + 1023) / 1024 * 1024;  // the swizzle's 1024-byte alignment
+  static constexpr size_t shared_bytes = 1024 /* alignment slack */ + STAGES * stage_stride + 2 * STAGES * sizeof(uint64_t);
+};
+
+}  // namespace tessera::tile
+
+namespace tessera::tile {
+// An [N, K] shared tile read as the K x N operand of mma.
+template <class T, int R, int C>
+TILE_HD Transposed<SharedTile<T, R, C>> transpose(const SharedTile<T, R, C>& t) { return {t}; }
+}  // namespace tessera::tile

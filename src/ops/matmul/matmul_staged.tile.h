@@ -1,0 +1,85 @@
+// Matmul as a staged tile kernel (the Hopper path): a persistent block computes BM x BN tiles of C in an
+// L2-friendly order; for each, the producer streams BK-wide slices of A and B through a STAGES-deep pipeline of
+// shared tiles and the consumers accumulate on the tensor cores.
+//
+//   for each output tile (m0, n0) and split s of K, of this block:
+//     producer:  for each k of split s: stage <- A[m0 : m0+BM, k : k+BK], B[n0 : n0+BN, k : k+BK]
+//     consumers: acc = 0
+//                for each stage: acc += A_tile @ B_tile^T           -- wait for the stage, mma, release it
+//                one split:  C[m0.., n0..] = alpha * act(acc + bias) + residual
+//                several:    partial[s][m0.., n0..] = acc            -- SplitKReduce finishes C
+//
+// B is the [N, K] weight layout. Edges need no code: the copy engine fills zeros past M, N and K, and the
+// store drops what falls outside C.
+#pragma once
+#include "ops/matmul/epilogue.tile.h"
+#include "tessera/tile/staged.h"
+#include "tessera/tile/tile.h"
+
+namespace tessera::ops::kernels {
+
+template <class T, class TO, int BM, int BN, int BK, int STAGES, int CONSUMERS>
+struct MatmulStaged {
+  using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BN, BK>>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  static constexpr int bm = BM, bn = BN, bk = BK;
+
+  struct Params {
+    tile::TmaTensor<T, BM, BK> a;  // [M, K]
+    tile::TmaTensor<T, BN, BK> b;  // [N, K]
+    tile::View2<const T> bias;     // [M, N] with row stride 0, or empty
+    tile::View2<const TO> residual;
+    tile::View2<TO> c;
+    tile::View3<float> partials;   // [splits, M, N] when the schedule splits K
+    EpilogueParams epilogue;
+    tile::TileSchedule schedule;
+    int64_t k_tiles, k_tiles_per_split;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
+      const int64_t m0 = t.row * BM, n0 = t.col * BN;
+      const int64_t k_first = t.split * p.k_tiles_per_split;
+      const int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
+      pipe.producer(k_count, [&](Stage& s, int64_t k) {
+        load_async(blk, s.a, p.a, {m0, (k_first + k) * BK});
+        load_async(blk, s.b, p.b, {n0, (k_first + k) * BK});
+      });
+      pipe.consumers([&] {
+        auto acc = mma_accumulator<BM, BN>(pipe);
+        for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
+        if (p.schedule.splits == 1)
+          store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+        else
+          store(blk, p.partials[t.split], {m0, n0}, acc);
+      });
+    }
+  }
+};
+
+// The end of a split-K matmul: C = epilogue(sum over splits of the partial sums), one BM x BN tile a block.
+template <class T, class TO, int BM, int BN, int THREADS>
+struct SplitKReduce {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View3<const float> partials;  // [splits, M, N]
+    tile::View2<const T> bias;
+    tile::View2<const TO> residual;
+    tile::View2<TO> c;
+    EpilogueParams epilogue;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t m0 = blk.bid(0) * BM, n0 = blk.bid(1) * BN;
+    auto acc = load<BM, BN>(blk, p.partials[0], {m0, n0});
+    for (int64_t s = 1; s < p.partials.extent[0]; ++s) acc = acc + load<BM, BN>(blk, p.partials[s], {m0, n0});
+    store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+  }
+};
+
+}  // namespace tessera::ops::kernels

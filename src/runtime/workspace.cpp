@@ -1,0 +1,33 @@
+#include "tessera/runtime/workspace.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace tessera {
+
+namespace {
+struct Buffer {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+}  // namespace
+
+void* workspace(const char* name, size_t bytes, Device device) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::pair<int, int>>, Buffer> buffers;  // lives for the program
+  std::lock_guard<std::mutex> lock(mutex);
+  Buffer& b = buffers[{name, {int(device.kind), device.index}}];
+  if (b.bytes < bytes) {
+    if (b.data) {
+      synchronize(device);  // kernels queued earlier may still read the old buffer
+      device_free(b.data, device);
+    }
+    b.data = device_alloc(bytes, device);
+    b.bytes = bytes;
+  }
+  return b.data;
+}
+
+}  // namespace tessera
