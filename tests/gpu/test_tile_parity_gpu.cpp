@@ -39,7 +39,10 @@ TEST(TileParityGpu, ElementwiseBroadcastAndCasts) {
       SCOPED_TRACE("elementwise output " + std::to_string(op) + " (see tile_parity_kernels.h)");
       const size_t n = size_t(l.rows) * l.cols;
       std::vector<float> hs(h.begin() + op * n, h.begin() + (op + 1) * n), gs(g.begin() + op * n, g.begin() + (op + 1) * n);
-      EXPECT_TRUE(all_close(gs, hs, {2e-6, 2e-6}));
+      // Outputs 7, 8, 9 and 12 add a row sum of C values, whose summation order differs between the host
+      // (in order) and the GPU (a tree): allow rounding that grows with C.
+      const bool uses_row_sum = op == 7 || op == 8 || op == 9 || op == 12;
+      EXPECT_TRUE(all_close(gs, hs, {uses_row_sum ? 2e-6 * l.cols : 2e-6, 2e-6}));
     }
   }
 }

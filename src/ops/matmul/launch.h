@@ -106,7 +106,7 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt, bool allow
 // Whether the staged kernel can take this call: 16-bit inputs, B as [N, K], rows the copy engine can read.
 bool staged_fits(const MatmulArgs& a) {
   const bool sixteen_bit = a.a.dtype() == DType::bf16 || a.a.dtype() == DType::f16;
-  if (!sixteen_bit || a.b_layout != BLayout::nk) return false;
+  if (!sixteen_bit || a.b_layout != BLayout::nk || a.a.size(-1) == 0) return false;
   for (const Tensor* t : {&a.a, &a.b}) {
     const auto v = as_rows<const uint16_t>(*t);
     if (v.stride[1] != 1 || reinterpret_cast<uintptr_t>(v.data) % 16 != 0 || (v.stride[0] * 2) % 16 != 0) return false;
