@@ -385,11 +385,11 @@ size_t index_of(const std::vector<Candidate>& candidates, const std::string& nam
 // Caller holds state().mutex.
 const Entry* remembered(const std::string& key) {
   State& st = state();
-  const std::string path = cache_file();
-  if (st.loaded_from != path) {
-    // Entries tuned in this process win over the file's; a changed cache directory (tests) reloads.
-    for (auto& [k, e] : read_cache_file(path)) st.memory.emplace(k, std::move(e));
-    st.loaded_from = path;
+  if (st.loaded_from.empty()) {
+    // Read once per process (clear_memory_cache reads again, e.g. after the cache directory changed): this
+    // runs on every op call, which must not pay for an environment lookup and a file read.
+    st.loaded_from = cache_file();
+    for (auto& [k, e] : read_cache_file(st.loaded_from)) st.memory.emplace(k, std::move(e));
   }
   auto it = st.memory.find(key);
   return it == st.memory.end() ? nullptr : &it->second;

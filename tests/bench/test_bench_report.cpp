@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/cublas_loader.h"
 #include "bench/gpu_bench.h"
 #include "bench/report.h"
 #include "tessera/runtime/device.h"
@@ -170,6 +171,24 @@ TEST(BenchHarness, RefusesWithoutAGpu) {
     EXPECT_EQ(e.status(), Status::unsupported);
     EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos) << e.what();
   }
+}
+
+// Where the CUDA toolkit's cuBLAS is installed, it loads and its four entry points resolve; whether a handle
+// can be created depends on a GPU. Elsewhere the reason names the places tried.
+TEST(BenchCublas, LoadsOrSaysWhy) {
+  Cublas cublas;
+  if (cublas.available()) {
+    EXPECT_FALSE(cublas.path().empty());
+    return;
+  }
+  ASSERT_FALSE(cublas.why().empty());
+  if (std::filesystem::exists("/usr/local/cuda/lib64/libcublas.so.13")) {
+    EXPECT_FALSE(cublas.path().empty()) << cublas.why();
+    EXPECT_NE(cublas.why().find("cublasCreate failed"), std::string::npos) << cublas.why();
+  } else {
+    EXPECT_NE(cublas.why().find("TESSERA_CUBLAS_PATH"), std::string::npos) << cublas.why();
+  }
+  EXPECT_FALSE(cublas.matmul_nk(nullptr, nullptr, nullptr, 1, 1, 1, DType::bf16, nullptr));
 }
 
 }  // namespace
