@@ -7,6 +7,7 @@
 
 #include "apps/tessera/commands.h"
 #include "bench/gpu_bench.h"
+#include "ops/matmul/args.h"
 #include "tessera/dispatch/autotune.h"
 #include "tessera/engine/config.h"
 #include "tessera/ops/matmul.h"
@@ -68,14 +69,15 @@ void add_tune_command(CLI::App& app) {
         bench::fill_random(x, 2);
         ops::matmul(x, w, y, ops::BLayout::nk, {}, {dispatch::Backend::tile_cuda, stream.handle()});
         stream.synchronize();
-        const auto key = at::make_key("matmul", args->dtype + "_nk",
-                                      "m" + std::to_string(at::pow2_bucket(m)) + "_n" + std::to_string(p.n) + "_k" +
-                                          std::to_string(p.k));
+        const auto key = ops::matmul_tune_key(*dtype, m, p.n, p.k);
         const auto mem = at::memory_entries();
         const auto it = mem.find(key.str());
         std::printf("[%zu/%zu] %-8s M=%-5lld N=%-6lld K=%-6lld ", ++done, total, p.name.c_str(), m, p.n, p.k);
-        if (it == mem.end()) std::printf("heuristic (not tuned: no candidate ran, or a single configuration)\n");
-        else
+        if (it == mem.end()) {
+          // Every candidate failed to launch (or a choice is forced): worth a non-zero exit.
+          std::printf("NOT TUNED: no candidate ran (or TESSERA_AUTOTUNE_FORCE is set); the heuristic is used\n");
+          set_exit_code(1);
+        } else
           std::printf("%-18s %10.2f us%s\n", it->second.choice.c_str(), it->second.us,
                       before.count(key.str()) ? "  (already cached)" : "");
         std::fflush(stdout);

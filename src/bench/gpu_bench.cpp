@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "bench/cublas_loader.h"
+#include "ops/matmul/args.h"
 #include "tessera/dispatch/autotune.h"
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
@@ -282,9 +283,7 @@ struct Runner {
                          stream, opt.quick);
       const auto ours = sample(ys[0], size_t(1) << 20);
       // Which configuration the autotuner picked (if it tuned this shape class).
-      const auto key = dispatch::autotune::make_key(
-          "matmul", std::string(dtype_name(opt.dtype)) + "_nk",
-          "m" + std::to_string(dispatch::autotune::pow2_bucket(m)) + "_n" + std::to_string(n) + "_k" + std::to_string(k));
+      const auto key = ops::matmul_tune_key(opt.dtype, m, n, k);
       const auto tuned = dispatch::autotune::memory_entries();
       if (auto it = tuned.find(key.str()); it != tuned.end()) row.note = "config " + it->second.choice;
       if (cublas && cublas->available()) {

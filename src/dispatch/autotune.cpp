@@ -72,6 +72,16 @@ long long pow2_bucket(long long n) {
   return p;
 }
 
+std::string shape_class(std::initializer_list<std::pair<const char*, long long>> dims) {
+  std::string s;
+  for (const auto& [name, value] : dims) {
+    if (!s.empty()) s += '_';
+    s += name;
+    s += std::to_string(value);
+  }
+  return s;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Settings and in-memory state.
 namespace {

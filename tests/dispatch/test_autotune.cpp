@@ -9,6 +9,7 @@
 
 #include "common/test_util.h"
 #include "dispatch/autotune_fixture.h"
+#include "ops/matmul/args.h"
 #include "ops/matmul_cases.h"
 
 namespace tessera::testing {
@@ -319,6 +320,11 @@ TEST_F(AutotuneTest, KeysAndBuckets) {
   EXPECT_EQ(at::pow2_bucket(1), 1);
   EXPECT_EQ(at::pow2_bucket(17), 32);
   EXPECT_EQ(at::pow2_bucket(2048), 2048);
+  EXPECT_EQ(at::shape_class({{"m", 128}, {"n", 4096}, {"k", 14336}}), "m128_n4096_k14336");
+  const at::Key mk = ops::matmul_tune_key(DType::bf16, 100, 4096, 14336);
+  EXPECT_EQ(mk.op, "matmul");
+  EXPECT_EQ(mk.dtype, "bf16_nk");
+  EXPECT_EQ(mk.shape_class, "m128_n4096_k14336");
   if (!cuda_available()) {
     EXPECT_EQ(at::make_key("matmul", "bf16", "x").device, "host");
   }

@@ -39,9 +39,11 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/runtime/device.h"
@@ -68,6 +70,8 @@ std::string device_tag();
 Key make_key(std::string op, std::string dtype, std::string shape_class);
 // n rounded up to a power of two (1 for n <= 1): a helper for shape classes.
 long long pow2_bucket(long long n);
+// "m128_n4096_k4096" from {{"m", 128}, {"n", 4096}, {"k", 4096}}: the usual spelling of a shape class.
+std::string shape_class(std::initializer_list<std::pair<const char*, long long>> dims);
 
 enum class Where { host, cuda };
 

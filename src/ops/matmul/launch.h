@@ -43,10 +43,13 @@ void launch_matmul(const MatmulArgs& a, const dispatch::Options& opt) {
 constexpr MatmulTile kTile64x64{64, 64, 32}, kTile128x64{128, 64, 32}, kTile32x128{32, 128, 32};
 
 // The heuristic choice among the tuned configurations (indices into the candidate list below).
+// Small M is memory-bound on the weights: what matters is enough blocks in flight to stream them, so the wide
+// 32 x 128 tile only when it still gives about two blocks per SM of a large GPU. Large M is compute-bound: the
+// taller tile halves the B traffic per flop once there are several waves of blocks.
 size_t matmul_heuristic(int64_t m, int64_t n) {
-  if (m <= 32) return 2;                                     // decode: 32 x 128
+  if (m <= 32) return (n + 127) / 128 >= 256 ? 2 : 0;
   const int64_t blocks_128 = (m + 127) / 128 * ((n + 63) / 64);
-  if (m >= 256 && blocks_128 >= 512) return 1;               // several waves of 128 x 64 blocks even on 132 SMs
+  if (m >= 256 && blocks_128 >= 512) return 1;
   return 0;
 }
 
@@ -78,17 +81,13 @@ void launch_tuned(const MatmulArgs& a, const dispatch::Options& opt) {
       {"bm32_bn128_bk32", [&] { launch_matmul<T, T, false, kTile32x128>(a, opt); }},
   };
   const int64_t n = a.c.size(-1), k = a.a.size(-1), m = a.c.numel() / n;
-  const std::string shape_class = "m" + std::to_string(at::pow2_bucket(m)) + "_n" + std::to_string(n) + "_k" +
-                                  std::to_string(k);
 #if defined(__CUDACC__)
   constexpr bool on_gpu = true;
 #else
   constexpr bool on_gpu = false;
 #endif
-  const at::Candidate& c =
-      at::select(at::make_key("matmul", std::string(dtype_name(a.a.dtype())) + "_nk", shape_class), candidates,
-                 matmul_heuristic(m, n), opt.stream, on_gpu ? at::Where::cuda : at::Where::host,
-                 matmul_is_idempotent(a));
+  const at::Candidate& c = at::select(matmul_tune_key(a.a.dtype(), m, n, k), candidates, matmul_heuristic(m, n),
+                                      opt.stream, on_gpu ? at::Where::cuda : at::Where::host, matmul_is_idempotent(a));
   c.launch();
 }
 
