@@ -115,43 +115,47 @@ std::string utc_now() {
   return buf;
 }
 
-// Times fn(i) (i counts calls, so the caller can rotate buffers): warm-up calls, then `iters` calls each
-// between a pair of events; returns the median in microseconds. The number of calls adapts to the kernel's
-// length so a sweep takes seconds, not minutes.
-double median_us(const std::function<void(int)>& fn, cudaStream_t stream, bool quick) {
+// A scratch buffer written before each timed batch: it keeps the GPU busy while the host enqueues the
+// batch, so host-side launch overhead is hidden as it is in a steady stream of work (or a CUDA graph).
+struct LeadBuffer {
+  void* ptr = nullptr;
+  size_t bytes = size_t(32) << 20;
+  LeadBuffer() { TESSERA_CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
+  ~LeadBuffer() { cudaFree(ptr); }
+  LeadBuffer(const LeadBuffer&) = delete;
+  LeadBuffer& operator=(const LeadBuffer&) = delete;
+};
+
+// Times fn(i) (i counts calls, so the caller can rotate buffers). After warm-up, calls are timed in batches
+// of k back-to-back calls between a pair of events (k chosen so a batch lasts about 200 us), and the median
+// of the per-call batch averages is returned, in microseconds. The number of batches adapts to the call's
+// length, so a sweep takes seconds, not minutes.
+double median_us(const std::function<void(int)>& fn, cudaStream_t stream, bool quick, const LeadBuffer& lead) {
   const int warmup = quick ? 2 : 5;
-  for (int i = 0; i < warmup; ++i) fn(i);
+  int calls = 0;
+  for (int i = 0; i < warmup; ++i) fn(calls++);
   TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  // Estimate one call's time from a short burst.
   cudaEvent_t a, b;
   TESSERA_CUDA_CHECK(cudaEventCreate(&a));
   TESSERA_CUDA_CHECK(cudaEventCreate(&b));
-  TESSERA_CUDA_CHECK(cudaEventRecord(a, stream));
-  for (int i = 0; i < 3; ++i) fn(warmup + i);
-  TESSERA_CUDA_CHECK(cudaEventRecord(b, stream));
-  TESSERA_CUDA_CHECK(cudaEventSynchronize(b));
-  float est_ms = 0;
-  TESSERA_CUDA_CHECK(cudaEventElapsedTime(&est_ms, a, b));
+  auto timed_batch = [&](int k) {
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(lead.ptr, calls & 0xff, lead.bytes, stream));
+    TESSERA_CUDA_CHECK(cudaEventRecord(a, stream));
+    for (int i = 0; i < k; ++i) fn(calls++);
+    TESSERA_CUDA_CHECK(cudaEventRecord(b, stream));
+    TESSERA_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    TESSERA_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    return double(ms) * 1e3 / k;
+  };
+  const double estimate = timed_batch(3);
+  const int k = std::clamp(int(200.0 / std::max(estimate, 0.1)), 1, 50);
+  const double budget_us = quick ? 2e4 : 3e5;
+  const int batches = std::clamp(int(budget_us / (estimate * k)), quick ? 3 : 9, quick ? 10 : 200);
+  std::vector<double> us;
+  for (int i = 0; i < batches; ++i) us.push_back(timed_batch(k));
   cudaEventDestroy(a);
   cudaEventDestroy(b);
-  const double budget_ms = quick ? 20 : 300;
-  const int iters = std::clamp(int(budget_ms / std::max(1e-3, double(est_ms) / 3)), quick ? 5 : 20, quick ? 20 : 500);
-
-  std::vector<cudaEvent_t> events(2 * size_t(iters));
-  for (auto& e : events) TESSERA_CUDA_CHECK(cudaEventCreate(&e));
-  for (int i = 0; i < iters; ++i) {
-    TESSERA_CUDA_CHECK(cudaEventRecord(events[2 * i], stream));
-    fn(warmup + 3 + i);
-    TESSERA_CUDA_CHECK(cudaEventRecord(events[2 * i + 1], stream));
-  }
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<double> us(iters);
-  for (int i = 0; i < iters; ++i) {
-    float ms = 0;
-    TESSERA_CUDA_CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
-    us[i] = double(ms) * 1e3;
-  }
-  for (auto& e : events) cudaEventDestroy(e);
   std::sort(us.begin(), us.end());
   return us[us.size() / 2];
 }
@@ -194,6 +198,7 @@ struct Runner {
   Report report;
   std::unique_ptr<Cublas> cublas;
   cudaStream_t stream = nullptr;
+  std::unique_ptr<LeadBuffer> lead;
 
   void say(const std::string& line) const {
     if (opt.progress) opt.progress(line);
@@ -207,7 +212,7 @@ struct Runner {
     TESSERA_CUDA_CHECK(cudaMalloc(&dst, bytes));
     TESSERA_CUDA_CHECK(cudaMemsetAsync(src, 1, bytes, stream));
     const double us = median_us([&](int) { TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream)); },
-                                stream, opt.quick);
+                                stream, opt.quick, *lead);
     cudaFree(src);
     cudaFree(dst);
     report.ceilings.copy_gbps = 2.0 * double(bytes) / us * 1e-3;
@@ -223,7 +228,7 @@ struct Runner {
     fill_random(w, 2);
     bool ok = true;
     const double us = median_us([&](int) { ok = cublas->matmul_nk(x.data(), w.data(), y.data(), n, n, n, opt.dtype, stream) && ok; },
-                                stream, opt.quick);
+                                stream, opt.quick, *lead);
     if (!ok) {
       report.notes.push_back("cuBLAS failed on " + std::to_string(n) + "^3: " + cublas->why());
       return;
@@ -280,7 +285,7 @@ struct Runner {
       row.bytes = double(set_bytes);
       const ops::Options o{dispatch::Backend::tile_cuda, stream};
       row.us = median_us([&](int i) { ops::matmul(xs[i % copies], ws[i % copies], ys[i % copies], ops::BLayout::nk, {}, o); },
-                         stream, opt.quick);
+                         stream, opt.quick, *lead);
       const auto ours = sample(ys[0], size_t(1) << 20);
       // Which configuration the autotuner picked (if it tuned this shape class).
       const auto key = ops::matmul_tune_key(opt.dtype, m, n, k);
@@ -293,7 +298,7 @@ struct Runner {
               const int c = i % copies;
               ok = cublas->matmul_nk(xs[c].data(), ws[c].data(), ys[c].data(), m, n, k, opt.dtype, stream) && ok;
             },
-            stream, opt.quick);
+            stream, opt.quick, *lead);
         if (ok) {
           row.baseline_us = us;
           row.baseline = "cuBLAS";
@@ -344,7 +349,7 @@ struct Runner {
       row.shape = "rows=" + std::to_string(rows) + " cols=" + std::to_string(cols);
       row.bytes = double(set_bytes);
       const ops::Options o{dispatch::Backend::tile_cuda, stream};
-      row.us = median_us([&](int i) { ops::rms_norm(xs[i % copies], w, ys[i % copies], 1e-5f, o); }, stream, opt.quick);
+      row.us = median_us([&](int i) { ops::rms_norm(xs[i % copies], w, ys[i % copies], 1e-5f, o); }, stream, opt.quick, *lead);
       std::string line = text_row(row, report.ceilings);
       line.pop_back();
       say(line);
@@ -366,12 +371,13 @@ Report run_benchmarks(const BenchOptions& opt) {
     if (std::find(all.begin(), all.end(), op) == all.end())
       invalid_argument("tessera bench: unknown op '" + op + "' (known: matmul, rms_norm)");
   }
-  Runner r{opt, device_info(), {}, nullptr, nullptr};
+  Runner r{opt, device_info(), {}, nullptr, nullptr, nullptr};
   r.report.device = r.dev.name + " (" + std::to_string(r.dev.sms) + " SMs, " + std::to_string(r.dev.l2 >> 20) + " MB L2)";
   r.report.dtype = std::string(dtype_name(opt.dtype));
   r.report.date = utc_now();
   Stream stream;
   r.stream = static_cast<cudaStream_t>(stream.handle());
+  r.lead = std::make_unique<LeadBuffer>();
   r.cublas = std::make_unique<Cublas>();
   r.say(text_header().substr(0, text_header().size() - 1) + "   (progress; the table follows)");
   if (r.cublas->available()) r.say("baseline: cuBLAS from " + r.cublas->path());

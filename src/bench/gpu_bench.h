@@ -3,7 +3,9 @@
 //
 // Method: random data; inputs (and outputs) rotated over enough copies that one round exceeds the L2 cache
 // three times over, so every call reads from DRAM as it would inside a model step; warm-up, then CUDA events
-// around each call and the median over many calls. Ceilings: device-to-device copy bandwidth (bytes read +
+// around batches of back-to-back calls (a scratch write queued before each batch keeps the GPU busy while the
+// host enqueues it, hiding launch overhead as a steady stream or a CUDA graph would), and the median of the
+// per-call batch averages over many batches. Ceilings: device-to-device copy bandwidth (bytes read +
 // written) and cuBLAS's dense 16-bit rate on 8192^3 (4096^3 with quick). The matmul baseline is cuBLAS
 // (cublasGemmEx, fp32 accumulation, y = x @ w^T with w as [N, K]), loaded at run time (bench/cublas_loader.h);
 // without it the run goes on without a baseline and says so. Memory-bound ops are measured against the copy
