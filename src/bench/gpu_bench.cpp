@@ -244,9 +244,8 @@ struct Runner {
     if (!opt.shapes.empty()) {
       std::vector<std::vector<long long>> out;
       for (const auto& s : opt.shapes) {
-        auto d = parse_dims(s, "matmul shape");
-        if (d.size() != 3) invalid_argument("matmul shape '" + s + "' must be MxNxK");
-        out.push_back(d);
+        auto d = parse_dims(s, "shape");
+        if (d.size() == 3) out.push_back(d);  // two numbers are a rms_norm shape
       }
       return out;
     }
@@ -324,8 +323,8 @@ struct Runner {
   void bench_rms_norm() {
     std::vector<std::vector<long long>> shapes;
     for (const auto& s : opt.shapes) {
-      auto d = parse_dims(s, "rms_norm shape");
-      if (d.size() == 2) shapes.push_back(d);
+      auto d = parse_dims(s, "shape");
+      if (d.size() == 2) shapes.push_back(d);  // three numbers are a matmul shape
     }
     if (opt.shapes.empty())
       shapes = opt.quick ? std::vector<std::vector<long long>>{{128, 4096}}
@@ -366,6 +365,9 @@ Report run_benchmarks(const BenchOptions& opt) {
   if (opt.dtype != DType::bf16 && opt.dtype != DType::f16)
     invalid_argument("tessera bench: --dtype must be bf16 or f16, not " + std::string(dtype_name(opt.dtype)));
   std::vector<std::string> ops = opt.ops.empty() ? bench_ops() : opt.ops;
+  for (const auto& s : opt.shapes)
+    if (const auto d = parse_dims(s, "--shapes"); d.size() != 2 && d.size() != 3)
+      invalid_argument("--shapes " + s + ": give MxNxK for matmul or ROWSxCOLS for rms_norm");
   for (const auto& op : ops) {
     const auto all = bench_ops();
     if (std::find(all.begin(), all.end(), op) == all.end())
