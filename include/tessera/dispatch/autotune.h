@@ -33,7 +33,7 @@
 //   {"schema": 1, "tessera": "0.1.0", "entries": {"<key>": {"choice": "<name>", "us": 12.5,
 //                                                          "timings": {"<name>": 12.5, ...}}}}
 // A file of another schema or tessera version is ignored (and replaced at the next write); a corrupt or
-// truncated file is ignored with one warning and rewritten. Writers take an flock on autotune.lock, merge their
+// truncated file is ignored with one warning and rewritten. Writers take an flock on autotune.json.lock, merge their
 // entries into what is on disk at that moment, write a temporary file and rename it over the old one, so
 // concurrent processes lose no entries and readers never see a half-written file.
 #pragma once
