@@ -23,6 +23,8 @@ case "${1:-}" in
     .device/tessera ops check 2>&1 | tee "$OUT/ops_check.log" | tail -n 60
     echo "== benchmarks"
     (cd bench && PYTHONUNBUFFERED=1 python3 gpu_bench.py --lib ../.device/libtessera.so --out "$OUT") 2>&1 | tee "$OUT/bench.log"
+    echo "== tessera bench (cuBLAS baseline, ceilings measured in the same run)"
+    TESSERA_CACHE_DIR="$OUT/autotune-cache" .device/tessera bench --out "$OUT/tessera-bench" 2>&1 | tee "$OUT/tessera_bench.log"
     ;;
   *) echo "usage: scripts/gpu.sh stage|run" >&2; exit 2 ;;
 esac

@@ -6,6 +6,8 @@ namespace tessera::cli {
 
 void add_info_command(CLI::App& app);
 void add_ops_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 // The exit code the command that ran asked for (0 unless it set one).
 int exit_code();

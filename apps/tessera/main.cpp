@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tessera 0.1.0");
   tessera::cli::add_info_command(app);
   tessera::cli::add_ops_command(app);
+  tessera::cli::add_bench_command(app);
+  tessera::cli::add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,22 +1,34 @@
 // Launchers of the matmul family, compiled once per tile backend (host.cpp and cuda.cu include this file).
 //
-// Kernels, by what the call allows:
-// - MatmulStaged (the staged tensor-core kernel; on the GPU only on Hopper): bf16/f16 with B as [N, K] and
-//   16-byte aligned rows, which the copy engine needs. Tile configurations, by output size:
-//     128 x 256, 4 stages, 2 consumer warpgroups: 64 x 256 accumulators per warpgroup (128 registers per
-//                thread) is the largest wgmma, the most math per byte of shared memory read; used when it
-//                still gives every multiprocessor a tile.
-//     128 x 128, 5 stages, 2 consumers: twice the tiles for mid-size problems.
-//     64 x 128, 8 stages, 1 consumer, K split over blocks when the tiles alone cannot fill the GPU: for
-//                M <= 64 (decode) the weights are streamed once by every multiprocessor, deep stages keep
-//                enough bytes in flight, and SplitKReduce adds the fp32 partial sums and runs the epilogue.
-// - Matmul (the generic tile kernel): everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs).
+// Two kernels, each in a few configurations. The hot case (16-bit inputs, B as [N, K]: y = x @ w^T, every
+// LLM projection) chooses among its configurations through the autotuner (dispatch/autotune.h) on tile-cuda
+// and by the heuristic below on the host; every other case runs one default configuration.
+//
+// MatmulStaged, the staged tensor-core kernel (on the GPU only on Hopper), when the copy engine can read the
+// operands (16-bit, B as [N, K], 16-byte aligned rows). K is cut over blocks when the tiles alone leave
+// multiprocessors idle; SplitKReduce then adds the fp32 partial sums and runs the epilogue.
+//   name                 tile      stages  consumers  why
+//   staged_bm128_bn256   128 x 256   4        2       64 x 256 accumulators per warpgroup, the largest wgmma:
+//                                                     the most math per byte of shared memory; large M and N
+//   staged_bm128_bn128   128 x 128   5        2       twice the tiles for mid-size problems
+//   staged_bm64_bn128     64 x 128   8        1       M <= 64 (decode): the weights streamed once, deep stages
+//                                                     keep enough bytes in flight per multiprocessor
+// Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
+//   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
+//   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
+//   bm32_bn128_bk32      32 x 128 x 32  small M (decode, M <= 32): less padding wasted in M, wide in N
 #pragma once
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
 #include "ops/common/views.h"
-#include "tessera/runtime/workspace.h"
 #include "ops/matmul/args.h"
 #include "ops/matmul/matmul.tile.h"
 #include "ops/matmul/matmul_staged.tile.h"
+#include "tessera/dispatch/autotune.h"
+#include "tessera/runtime/workspace.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
@@ -41,21 +53,38 @@ void fill_epilogue(typename K::Params& p, const MatmulArgs& a, int64_t m) {
   if (p.epilogue.has_residual) p.residual = as_rows<const TO>(e.residual);
 }
 
-template <class T, class TO, bool B_KN>
+// ---- the generic kernel ----
+
+struct MatmulTile { int bm, bn, bk; };
+constexpr MatmulTile kTile64x64{64, 64, 32}, kTile128x64{128, 64, 32}, kTile32x128{32, 128, 32};
+
+template <class T, class TO, bool B_KN, MatmulTile CFG>
 void launch_generic(const MatmulArgs& a, const dispatch::Options& opt) {
-  constexpr int BM = 64, BN = 64, BK = 32;
-  using K = kernels::Matmul<T, TO, B_KN, BM, BN, BK, 256>;
+  using K = kernels::Matmul<T, TO, B_KN, CFG.bm, CFG.bn, CFG.bk, 256>;
   typename K::Params p{};
   p.a = as_rows<const T>(a.a);
   p.b = as_rows<const T>(a.b);
   p.c = as_rows<TO>(a.c);
   const int64_t m = p.c.extent[0], n = p.c.extent[1];
   fill_epilogue<K, T, TO>(p, a, m);
-  tile::active::launch<K>({(m + BM - 1) / BM, (n + BN - 1) / BN}, p, opt.stream);
+  tile::active::launch<K>({(m + CFG.bm - 1) / CFG.bm, (n + CFG.bn - 1) / CFG.bn}, p, opt.stream);
 }
 
+// Small M is memory-bound on the weights: what matters is enough blocks in flight to stream them, so the wide
+// 32 x 128 tile only when it still gives about two blocks per SM of a large GPU. Large M is compute-bound: the
+// taller tile halves the B traffic per flop once there are several waves of blocks.
+size_t generic_heuristic(int64_t m, int64_t n) {
+  if (m <= 32) return (n + 127) / 128 >= 256 ? 2 : 0;
+  const int64_t blocks_128 = (m + 127) / 128 * ((n + 63) / 64);
+  if (m >= 256 && blocks_128 >= 512) return 1;
+  return 0;
+}
+
+// ---- the staged kernel ----
+
 // How many parts to cut K into so that tiles x splits work items fill whole waves of `sms` blocks: the
-// split count with the best wave efficiency, the smallest on ties, each part at least 4 slices of K.
+// split count with the best wave efficiency, the smallest unless a larger one is clearly better, each part at
+// least 4 slices of K.
 int64_t choose_splits(int64_t tiles, int64_t k_tiles, int64_t sms) {
   int64_t best = 1;
   double best_eff = 0;
@@ -68,7 +97,7 @@ int64_t choose_splits(int64_t tiles, int64_t k_tiles, int64_t sms) {
 }
 
 template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS>
-void launch_staged(const MatmulArgs& a, const dispatch::Options& opt, bool allow_split) {
+void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS>;
   typename K::Params p{};
   p.a = tile::active::make_tma_tensor<BM, K::bk>(as_rows<const T>(a.a));
@@ -79,12 +108,12 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt, bool allow
   fill_epilogue<K, T, TO>(p, a, m);
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1};
-  if (allow_split) p.schedule.splits = choose_splits(p.schedule.tiles(), p.k_tiles, sms);
+  p.schedule.splits = choose_splits(p.schedule.tiles(), p.k_tiles, sms);
   p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
   p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
   if (p.schedule.splits > 1) {
-    const Device dev = a.c.device();
-    auto* partials = static_cast<float*>(workspace("matmul.split_k", size_t(p.schedule.splits * m * n) * sizeof(float), dev));
+    auto* partials = static_cast<float*>(
+        workspace("matmul.split_k", size_t(p.schedule.splits * m * n) * sizeof(float), a.c.device()));
     p.partials.data = partials;
     p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = m; p.partials.extent[2] = n;
     p.partials.stride[0] = m * n; p.partials.stride[1] = n; p.partials.stride[2] = 1;
@@ -117,28 +146,77 @@ bool staged_fits(const MatmulArgs& a) {
   return true;
 }
 
+size_t staged_heuristic(int64_t m, int64_t n) {
+  if (m <= 64) return 2;
+  const int64_t big_tiles = ((m + 127) / 128) * ((n + 255) / 256);
+  return big_tiles >= tile::active::multiprocessor_count() ? 0 : 1;
+}
+
+// ---- choosing ----
+
+// Whether re-running the call gives the same result: not when the output is also an input (a residual or
+// an operand aliased to c), since tuning runs the kernel several times.
+bool matmul_is_idempotent(const MatmulArgs& a) {
+  auto span = [](const Tensor& t) {
+    const auto* lo = static_cast<const char*>(t.data());
+    int64_t last = 0;
+    for (int d = 0; d < t.ndim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+    return std::pair{lo, lo + (last + 1) * int64_t(dtype_size(t.dtype()))};
+  };
+  auto overlaps = [&](const Tensor& x, const Tensor& y) {
+    if (!x.data() || !y.data() || x.numel() == 0 || y.numel() == 0) return false;
+    const auto [x0, x1] = span(x);
+    const auto [y0, y1] = span(y);
+    return x0 < y1 && y0 < x1;
+  };
+  return !overlaps(a.c, a.a) && !overlaps(a.c, a.b) && !overlaps(a.c, a.epilogue.residual) &&
+         !overlaps(a.c, a.epilogue.bias);
+}
+
 template <class T, class TO>
-void launch_typed(const MatmulArgs& a, const dispatch::Options& opt) {
-  if constexpr (std::is_same_v<T, bf16> || std::is_same_v<T, f16>) {
-    if (staged_fits(a)) {
-      const int64_t m = a.c.numel() / a.c.size(-1), n = a.c.size(-1);
-      const int64_t big_tiles = ((m + 127) / 128) * ((n + 255) / 256);
-      if (m <= 64) launch_staged<T, TO, 64, 128, 8, 1>(a, opt, true);
-      else if (big_tiles >= tile::active::multiprocessor_count()) launch_staged<T, TO, 128, 256, 4, 2>(a, opt, false);
-      else launch_staged<T, TO, 128, 128, 5, 2>(a, opt, false);
-      return;
-    }
+void launch_tuned(const MatmulArgs& a, const dispatch::Options& opt) {
+  namespace at = dispatch::autotune;
+  const int64_t n = a.c.size(-1), k = a.a.size(-1), m = a.c.numel() / n;
+  std::vector<at::Candidate> candidates;
+  size_t heuristic = 0;
+  if (staged_fits(a)) {
+    candidates = {{"staged_bm128_bn256", [&] { launch_staged<T, TO, 128, 256, 4, 2>(a, opt); }},
+                  {"staged_bm128_bn128", [&] { launch_staged<T, TO, 128, 128, 5, 2>(a, opt); }},
+                  {"staged_bm64_bn128", [&] { launch_staged<T, TO, 64, 128, 8, 1>(a, opt); }}};
+    heuristic = staged_heuristic(m, n);
+  } else {
+    candidates = {{"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},
+                  {"bm128_bn64_bk32", [&] { launch_generic<T, TO, false, kTile128x64>(a, opt); }},
+                  {"bm32_bn128_bk32", [&] { launch_generic<T, TO, false, kTile32x128>(a, opt); }}};
+    heuristic = generic_heuristic(m, n);
   }
-  if (a.b_layout == BLayout::kn) launch_generic<T, TO, true>(a, opt);
-  else launch_generic<T, TO, false>(a, opt);
+#if defined(__CUDACC__)
+  constexpr auto where = at::Where::cuda;
+#else
+  constexpr auto where = at::Where::host;
+#endif
+  // Calls that differ in output dtype or in the configuration space they can use do not share a choice.
+  at::Key key = matmul_tune_key(a.a.dtype(), m, n, k);
+  if constexpr (std::is_same_v<TO, float>) key.dtype += "_f32out";
+  if (candidates.front().name.rfind("staged", 0) != 0) key.dtype += "_generic";
+  at::select(key, candidates, heuristic, opt.stream, where, matmul_is_idempotent(a)).launch();
+}
+
+template <class T, class TO>
+void launch_layout(const MatmulArgs& a, const dispatch::Options& opt) {
+  if constexpr (sizeof(T) == 2) {
+    if (a.b_layout == BLayout::nk) return launch_tuned<T, TO>(a, opt);
+  }
+  if (a.b_layout == BLayout::kn) launch_generic<T, TO, true, kTile64x64>(a, opt);
+  else launch_generic<T, TO, false, kTile64x64>(a, opt);
 }
 }  // namespace
 
 void matmul(const MatmulArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.a.dtype(), [&](auto t) {
     using T = decltype(t);
-    if (a.c.dtype() == DType::f32) launch_typed<T, float>(a, opt);
-    else launch_typed<T, T>(a, opt);
+    if (a.c.dtype() == DType::f32) launch_layout<T, float>(a, opt);
+    else launch_layout<T, T>(a, opt);
   });
 }
 

@@ -15,6 +15,14 @@ dispatch::Op<MatmulArgs>& matmul_op() {
 
 void register_matmul_ops() { matmul_op(); }
 
+dispatch::autotune::Key matmul_tune_key(DType dtype, int64_t m, int64_t n, int64_t k) {
+  std::string dt(dtype_name(dtype));
+  dt += "_nk";
+  return dispatch::autotune::make_key("matmul", std::move(dt),
+                                      dispatch::autotune::shape_class({{"m", dispatch::autotune::pow2_bucket(m)},
+                                                                       {"n", n}, {"k", k}}));
+}
+
 void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout, const Epilogue& epilogue,
             const Options& options) {
   const Checker ck{"matmul"};

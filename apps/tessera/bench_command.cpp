@@ -1,0 +1,48 @@
+// `tessera bench [op...] [--shapes S,...] [--out DIR] [--dtype bf16|f16] [--quick]`: tessera's ops on the GPU
+// against the ceilings and a baseline measured in the same run (see src/bench/gpu_bench.h); prints a table and
+// writes bench.json, bench.md and bench.svg into --out.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "apps/tessera/commands.h"
+#include "bench/gpu_bench.h"
+#include "tessera/runtime/error.h"
+
+namespace tessera::cli {
+
+void add_bench_command(CLI::App& app) {
+  struct Args {
+    std::vector<std::string> ops, shapes;
+    std::string out = "bench-out", dtype = "bf16";
+    bool quick = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("bench", "Time ops on the GPU against cuBLAS and the measured ceilings");
+  cmd->add_option("op", args->ops, "ops to time (default: all of matmul, rms_norm)");
+  cmd->add_option("--shapes", args->shapes, "shapes instead of the default sweep: matmul MxNxK, rms_norm ROWSxCOLS")
+      ->delimiter(',');
+  cmd->add_option("--out", args->out, "directory for bench.json, bench.md, bench.svg")->capture_default_str();
+  cmd->add_option("--dtype", args->dtype, "bf16 or f16")->capture_default_str();
+  cmd->add_flag("--quick", args->quick, "a tiny sweep with short timings (a smoke test)");
+  cmd->callback([args] {
+    const auto dtype = dtype_from_name(args->dtype);
+    if (!dtype) invalid_argument("--dtype " + args->dtype + " is not a dtype");
+    bench::BenchOptions opt;
+    opt.ops = args->ops;
+    opt.shapes = args->shapes;
+    opt.dtype = *dtype;
+    opt.quick = args->quick;
+    opt.progress = [](const std::string& line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+      std::fflush(stderr);
+    };
+    const bench::Report report = bench::run_benchmarks(opt);
+    std::printf("%s", bench::to_text(report).c_str());
+    for (const auto& path : bench::write_report(report, args->out)) std::printf("wrote %s\n", path.c_str());
+    for (const auto& row : report.rows)
+      if (row.note.find("MISMATCH") != std::string::npos) set_exit_code(1);
+  });
+}
+
+}  // namespace tessera::cli

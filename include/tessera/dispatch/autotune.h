@@ -1,0 +1,121 @@
+// The autotuner: picks one of a kernel launcher's configurations for a problem, by timing them on the GPU the
+// first time the problem is seen, and remembers the choice in memory and on disk.
+//
+// A launcher declares its configuration space as a list of named candidates (each a callable that launches
+// that configuration on the call's stream) and a heuristic default, then asks:
+//
+//   const Candidate& c = autotune::select(autotune::make_key("matmul", "bf16", shape_class), candidates,
+//                                         heuristic_index, stream);
+//   c.launch();
+//
+// What select does, in order:
+//   1. a forced choice (autotune::force, or TESSERA_AUTOTUNE_FORCE=op:name[,op:name]) names the candidate;
+//   2. TESSERA_AUTOTUNE=0 (or set_enabled(false)): the heuristic, nothing is timed or read from disk;
+//   3. a choice for the key in memory, else in the on-disk cache, that names one of the candidates;
+//   4. otherwise (tile-cuda only) every candidate is timed (timer(): CUDA events, warm-up, median of several
+//      runs, L2 flushed before each run), the fastest is kept in memory and written to disk. A candidate that
+//      fails to launch is skipped and its error cleared; when all fail, or the stream is being captured into a
+//      CUDA graph, the heuristic is used and nothing is remembered.
+// Host backends pass Where::host: always the heuristic (a forced choice still applies, so host tests can run
+// every configuration).
+//
+// Idempotence: tuning launches every candidate several times on the caller's buffers. That is only correct
+// when the op's output does not feed its input (no residual or accumulator aliased to the output, no in-place
+// update). The caller must guarantee it: for a call that is not idempotent, pass tunable = false (the
+// heuristic is used and nothing is remembered, so a later idempotent call of the same shape class tunes), or
+// tune on scratch copies of the operands.
+//
+// The cache key is (device: GPU name + SM count, op, dtype, shape class). The shape class is the caller's
+// string: it should name the shapes that want the same configuration, e.g. "m128_n4096_k4096" with M rounded
+// up to a power of two and N, K exact.
+//
+// On disk: $TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; the file autotune.json:
+//   {"schema": 1, "tessera": "0.1.0", "entries": {"<key>": {"choice": "<name>", "us": 12.5,
+//                                                          "timings": {"<name>": 12.5, ...}}}}
+// A file of another schema or tessera version is ignored (and replaced at the next write); a corrupt or
+// truncated file is ignored with one warning and rewritten. Writers take an flock on autotune.json.lock, merge their
+// entries into what is on disk at that moment, write a temporary file and rename it over the old one, so
+// concurrent processes lose no entries and readers never see a half-written file.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/runtime/device.h"
+
+namespace tessera::dispatch::autotune {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct Candidate {
+  std::string name;             // unique within the op, stable across builds: it is what the cache stores
+  std::function<void()> launch; // launches this configuration (on the stream the caller passes to select)
+};
+
+struct Key {
+  std::string device;       // e.g. "NVIDIA H200/132sm"
+  std::string op;           // e.g. "matmul"
+  std::string dtype;        // e.g. "bf16" (or "bf16->f32", "bf16_kn": whatever selects a different space)
+  std::string shape_class;  // e.g. "m128_n4096_k4096"
+  std::string str() const;  // "device|op|dtype|shape_class"
+};
+
+// The current CUDA device's tag ("<name>/<SMs>sm"), or "host" without a GPU.
+std::string device_tag();
+Key make_key(std::string op, std::string dtype, std::string shape_class);
+// n rounded up to a power of two (1 for n <= 1): a helper for shape classes.
+long long pow2_bucket(long long n);
+// "m128_n4096_k4096" from {{"m", 128}, {"n", 4096}, {"k", 4096}}: the usual spelling of a shape class.
+std::string shape_class(std::initializer_list<std::pair<const char*, long long>> dims);
+
+enum class Where { host, cuda };
+
+// Picks the candidate to run, as the header comment says. `heuristic` indexes `candidates` (not empty).
+// Throws invalid_argument on an empty list, a heuristic out of range, duplicate names or a forced name that is
+// not a candidate.
+size_t select_index(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic,
+                    StreamHandle stream, Where where = Where::cuda, bool tunable = true);
+inline const Candidate& select(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic,
+                               StreamHandle stream, Where where = Where::cuda, bool tunable = true) {
+  return candidates[select_index(key, candidates, heuristic, stream, where, tunable)];
+}
+
+// ---- the timer ----
+// Times one candidate on `stream`: its typical run time in microseconds, or nullopt when it cannot run (the
+// error is cleared). The default times on the GPU; tests inject a fake.
+using Timer = std::function<std::optional<double>(const Candidate&, StreamHandle)>;
+void set_timer(Timer timer);  // nullptr restores the GPU timer
+std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream);
+// Whether `stream` is being captured into a CUDA graph (then nothing is timed).
+bool stream_is_capturing(StreamHandle stream);
+
+// ---- settings ----
+// Tuning on first use (TESSERA_AUTOTUNE, default 1); nullopt restores the environment's value.
+void set_enabled(std::optional<bool> enabled);
+bool enabled();
+// Forces op's choice to the candidate named `name` (empty name removes it). TESSERA_AUTOTUNE_FORCE sets these.
+void force(const std::string& op, const std::string& name);
+
+// ---- the cache ----
+struct Entry {
+  std::string choice;
+  double us = 0;
+  std::map<std::string, double> timings;  // every candidate that ran, microseconds
+};
+std::string cache_dir();   // where the cache lives now (environment read at each call)
+std::string cache_file();  // cache_dir() + "/autotune.json"
+// Forgets the in-memory cache (the next select reads the disk again).
+void clear_memory_cache();
+// The entries of the on-disk cache, or {} when it is missing, of another version or corrupt.
+std::map<std::string, Entry> read_cache_file(const std::string& path);
+// Merges `entries` into the on-disk cache under its lock (temp file + rename).
+void merge_into_cache_file(const std::string& path, const std::map<std::string, Entry>& entries);
+// What select remembered in this process (for `tessera tune` reports and tests).
+std::map<std::string, Entry> memory_entries();
+
+}  // namespace tessera::dispatch::autotune

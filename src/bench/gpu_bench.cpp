@@ -1,0 +1,407 @@
+#include "bench/gpu_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include "bench/cublas_loader.h"
+#include "ops/matmul/args.h"
+#include "tessera/dispatch/autotune.h"
+#include "tessera/ops/matmul.h"
+#include "tessera/ops/norm.h"
+#include "tessera/runtime/error.h"
+#include "tessera/runtime/numeric.h"
+
+#if TESSERA_WITH_CUDA
+#include <cuda_runtime.h>
+#include "tessera/runtime/cuda_check.h"
+#endif
+
+namespace tessera::bench {
+
+std::vector<std::string> bench_ops() { return {"matmul", "rms_norm"}; }
+
+std::vector<long long> parse_dims(const std::string& text, const std::string& what) {
+  std::vector<long long> dims;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t x = std::min(text.find('x', pos), text.size());
+    const std::string part = text.substr(pos, x - pos);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 12)
+      invalid_argument(what + " '" + text + "' is not a list of positive integers joined by 'x'");
+    dims.push_back(std::stoll(part));
+    if (dims.back() <= 0) invalid_argument(what + " '" + text + "' has a zero dimension");
+    pos = x + 1;
+  }
+  return dims;
+}
+
+namespace {
+// A pool of random values in the tensor's dtype, copied cyclically into device buffers: generating every
+// element of a 1 GB weight on the host would take longer than timing it.
+template <class T>
+std::vector<T> random_pool(size_t count, uint64_t seed) {
+  std::vector<T> pool(count);
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (auto& v : pool) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    const float u = float(s >> 40) / float(1ull << 24) * 2.f - 1.f;
+    v = from_float<T>(u);
+  }
+  return pool;
+}
+}  // namespace
+
+void fill_random(const Tensor& t, uint64_t seed) {
+  check(t.is_contiguous(), "fill_random: the tensor must be contiguous");
+  constexpr size_t kPool = size_t(1) << 22;
+  std::vector<uint8_t> bytes;
+  const size_t elem = dtype_size(t.dtype());
+  auto make = [&](auto tag) {
+    using T = decltype(tag);
+    auto pool = random_pool<T>(kPool, seed);
+    bytes.assign(reinterpret_cast<const uint8_t*>(pool.data()), reinterpret_cast<const uint8_t*>(pool.data() + pool.size()));
+  };
+  switch (t.dtype()) {
+    case DType::f32: make(float{}); break;
+    case DType::f16: make(f16{}); break;
+    case DType::bf16: make(bf16{}); break;
+    default: invalid_argument("fill_random: f32, f16 or bf16 only, not " + std::string(dtype_name(t.dtype())));
+  }
+  const size_t total = t.nbytes();
+  // An odd element offset per chunk, so equal rows do not repeat with the pool's period.
+  size_t done = 0, shift = 0;
+  while (done < total) {
+    const size_t start = (shift * 7919 % kPool) * elem;
+    const size_t n = std::min(total - done, bytes.size() - start);
+    copy_bytes(static_cast<uint8_t*>(t.data()) + done, t.device(), bytes.data() + start, Device::cpu(), n);
+    done += n;
+    ++shift;
+  }
+}
+
+#if TESSERA_WITH_CUDA
+namespace {
+
+struct DeviceInfo {
+  std::string name;
+  int sms = 0;
+  size_t l2 = 0;
+};
+
+DeviceInfo device_info() {
+  DeviceInfo d;
+  int dev = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  d.name = prop.name;
+  d.sms = prop.multiProcessorCount;
+  d.l2 = size_t(prop.l2CacheSize);
+  return d;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// A scratch buffer written before each timed batch: it keeps the GPU busy while the host enqueues the
+// batch, so host-side launch overhead is hidden as it is in a steady stream of work (or a CUDA graph).
+struct LeadBuffer {
+  void* ptr = nullptr;
+  size_t bytes = size_t(32) << 20;
+  LeadBuffer() { TESSERA_CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
+  ~LeadBuffer() { cudaFree(ptr); }
+  LeadBuffer(const LeadBuffer&) = delete;
+  LeadBuffer& operator=(const LeadBuffer&) = delete;
+};
+
+// Times fn(i) (i counts calls, so the caller can rotate buffers). After warm-up, calls are timed in batches
+// of k back-to-back calls between a pair of events (k chosen so a batch lasts about 200 us), and the median
+// of the per-call batch averages is returned, in microseconds. The number of batches adapts to the call's
+// length, so a sweep takes seconds, not minutes.
+double median_us(const std::function<void(int)>& fn, cudaStream_t stream, bool quick, const LeadBuffer& lead) {
+  const int warmup = quick ? 2 : 5;
+  int calls = 0;
+  for (int i = 0; i < warmup; ++i) fn(calls++);
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
+  cudaEvent_t a, b;
+  TESSERA_CUDA_CHECK(cudaEventCreate(&a));
+  TESSERA_CUDA_CHECK(cudaEventCreate(&b));
+  auto timed_batch = [&](int k) {
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(lead.ptr, calls & 0xff, lead.bytes, stream));
+    TESSERA_CUDA_CHECK(cudaEventRecord(a, stream));
+    for (int i = 0; i < k; ++i) fn(calls++);
+    TESSERA_CUDA_CHECK(cudaEventRecord(b, stream));
+    TESSERA_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    TESSERA_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    return double(ms) * 1e3 / k;
+  };
+  const double estimate = timed_batch(3);
+  const int k = std::clamp(int(200.0 / std::max(estimate, 0.1)), 1, 50);
+  const double budget_us = quick ? 2e4 : 3e5;
+  const int batches = std::clamp(int(budget_us / (estimate * k)), quick ? 3 : 9, quick ? 10 : 200);
+  std::vector<double> us;
+  for (int i = 0; i < batches; ++i) us.push_back(timed_batch(k));
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+// How many copies of a working set of `bytes` make one round exceed the L2 cache three times, within a
+// memory budget.
+int rotation_copies(size_t bytes, size_t l2) {
+  size_t free_b = 0, total_b = 0;
+  TESSERA_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const size_t want = (3 * l2 + bytes - 1) / std::max<size_t>(bytes, 1);
+  const size_t fit = std::max<size_t>(1, free_b / 2 / std::max<size_t>(bytes, 1));
+  return int(std::clamp<size_t>(want, 1, std::min<size_t>(fit, 64)));
+}
+
+// Samples of a device tensor as floats (at most `limit` leading elements).
+std::vector<float> sample(const Tensor& t, size_t limit) {
+  const size_t n = std::min<size_t>(size_t(t.numel()), limit);
+  std::vector<uint16_t> raw(n);
+  copy_bytes(raw.data(), Device::cpu(), t.data(), t.device(), n * 2);
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = t.dtype() == DType::bf16 ? to_float(bf16{raw[i]}) : to_float(f16{raw[i]});
+  return out;
+}
+
+// max |a - b| over max |b|: small when two matmuls agree up to accumulation order.
+double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  double diff = 0, scale = 1e-30;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (std::isnan(a[i]) != std::isnan(b[i])) return INFINITY;
+    diff = std::max(diff, double(std::fabs(a[i] - b[i])));
+    scale = std::max(scale, double(std::fabs(b[i])));
+  }
+  return diff / scale;
+}
+
+struct Runner {
+  const BenchOptions& opt;
+  DeviceInfo dev;
+  Report report;
+  std::unique_ptr<Cublas> cublas;
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<LeadBuffer> lead;
+
+  void say(const std::string& line) const {
+    if (opt.progress) opt.progress(line);
+  }
+
+  // ---- ceilings ----
+  void measure_copy() {
+    const size_t bytes = opt.quick ? (size_t(256) << 20) : (size_t(1) << 30);
+    void *src = nullptr, *dst = nullptr;
+    TESSERA_CUDA_CHECK(cudaMalloc(&src, bytes));
+    TESSERA_CUDA_CHECK(cudaMalloc(&dst, bytes));
+    TESSERA_CUDA_CHECK(cudaMemsetAsync(src, 1, bytes, stream));
+    const double us = median_us([&](int) { TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream)); },
+                                stream, opt.quick, *lead);
+    cudaFree(src);
+    cudaFree(dst);
+    report.ceilings.copy_gbps = 2.0 * double(bytes) / us * 1e-3;
+    say("ceiling: device-to-device copy " + std::to_string(int(report.ceilings.copy_gbps)) + " GB/s");
+  }
+
+  void measure_tensor_cores() {
+    if (!cublas || !cublas->available()) return;
+    const long long n = opt.quick ? 4096 : 8192;
+    Tensor x = Tensor::empty({n, n}, opt.dtype, Device::cuda()), w = Tensor::empty({n, n}, opt.dtype, Device::cuda());
+    Tensor y = Tensor::empty({n, n}, opt.dtype, Device::cuda());
+    fill_random(x, 1);
+    fill_random(w, 2);
+    bool ok = true;
+    const double us = median_us([&](int) { ok = cublas->matmul_nk(x.data(), w.data(), y.data(), n, n, n, opt.dtype, stream) && ok; },
+                                stream, opt.quick, *lead);
+    if (!ok) {
+      report.notes.push_back("cuBLAS failed on " + std::to_string(n) + "^3: " + cublas->why());
+      return;
+    }
+    report.ceilings.tensor_tflops = 2.0 * double(n) * double(n) * double(n) / us * 1e-6;
+    report.ceilings.tensor_source = "cuBLAS " + std::string(dtype_name(opt.dtype)) + " " + std::to_string(n) + "^3";
+    say("ceiling: tensor cores " + std::to_string(int(report.ceilings.tensor_tflops)) + " TFLOP/s (" +
+        report.ceilings.tensor_source + ")");
+  }
+
+  // ---- matmul ----
+  std::vector<std::vector<long long>> matmul_shapes() const {
+    if (!opt.shapes.empty()) {
+      std::vector<std::vector<long long>> out;
+      for (const auto& s : opt.shapes) {
+        auto d = parse_dims(s, "shape");
+        if (d.size() == 3) out.push_back(d);  // two numbers are a rms_norm shape
+      }
+      return out;
+    }
+    if (opt.quick) return {{256, 256, 256}, {16, 1024, 512}, {1, 4096, 1024}};
+    std::vector<std::vector<long long>> out;
+    for (long long s : {1024, 2048, 4096, 8192}) out.push_back({s, s, s});
+    for (long long m : {1, 16, 128, 2048, 4096})
+      for (auto [n, k] : {std::pair{4096LL, 4096LL}, {14336LL, 4096LL}, {4096LL, 14336LL}, {128256LL, 4096LL}})
+        out.push_back({m, n, k});
+    return out;
+  }
+
+  void bench_matmul() {
+    for (const auto& d : matmul_shapes()) {
+      const long long m = d[0], n = d[1], k = d[2];
+      const size_t el = dtype_size(opt.dtype);
+      const size_t set_bytes = size_t(m * k + n * k + m * n) * el;
+      const int copies = rotation_copies(set_bytes, dev.l2);
+      std::vector<Tensor> xs, ws, ys;
+      for (int c = 0; c < copies; ++c) {
+        xs.push_back(Tensor::empty({m, k}, opt.dtype, Device::cuda()));
+        ws.push_back(Tensor::empty({n, k}, opt.dtype, Device::cuda()));
+        ys.push_back(Tensor::empty({m, n}, opt.dtype, Device::cuda()));
+        if (c == 0) {
+          fill_random(xs[0], 11);
+          fill_random(ws[0], 12);
+        } else {
+          xs[c].copy_from(xs[0]);
+          ws[c].copy_from(ws[0]);
+        }
+      }
+      Row row;
+      row.op = "matmul";
+      row.shape = "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k);
+      row.flops = 2.0 * double(m) * double(n) * double(k);
+      row.bytes = double(set_bytes);
+      const ops::Options o{dispatch::Backend::tile_cuda, stream};
+      row.us = median_us([&](int i) { ops::matmul(xs[i % copies], ws[i % copies], ys[i % copies], ops::BLayout::nk, {}, o); },
+                         stream, opt.quick, *lead);
+      const auto ours = sample(ys[0], size_t(1) << 20);
+      // Which configuration the autotuner picked (if it tuned this shape class).
+      const auto key = ops::matmul_tune_key(opt.dtype, m, n, k);
+      const auto tuned = dispatch::autotune::memory_entries();
+      if (auto it = tuned.find(key.str()); it != tuned.end()) row.note = "config " + it->second.choice;
+      if (cublas && cublas->available()) {
+        bool ok = true;
+        const double us = median_us(
+            [&](int i) {
+              const int c = i % copies;
+              ok = cublas->matmul_nk(xs[c].data(), ws[c].data(), ys[c].data(), m, n, k, opt.dtype, stream) && ok;
+            },
+            stream, opt.quick, *lead);
+        if (ok) {
+          row.baseline_us = us;
+          row.baseline = "cuBLAS";
+          const double diff = relative_difference(ours, sample(ys[0], size_t(1) << 20));
+          // Both accumulate in fp32 and round once to 16 bits; more than a few output ulps means a bug.
+          if (!(diff < 2e-2)) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "; MISMATCH vs cuBLAS: max diff %.3g of max |y|", diff);
+            row.note += buf;
+          }
+        } else {
+          row.note += (row.note.empty() ? "" : "; ") + std::string("cuBLAS failed: ") + cublas->why();
+        }
+      }
+      std::string line = text_row(row, report.ceilings);
+      line.pop_back();
+      say(line);
+      report.rows.push_back(std::move(row));
+    }
+  }
+
+  // ---- rms_norm ----
+  void bench_rms_norm() {
+    std::vector<std::vector<long long>> shapes;
+    for (const auto& s : opt.shapes) {
+      auto d = parse_dims(s, "shape");
+      if (d.size() == 2) shapes.push_back(d);  // three numbers are a matmul shape
+    }
+    if (opt.shapes.empty())
+      shapes = opt.quick ? std::vector<std::vector<long long>>{{128, 4096}}
+                         : std::vector<std::vector<long long>>{{1, 4096}, {16, 4096}, {128, 4096}, {2048, 4096}, {4096, 4096}, {16384, 8192}};
+    for (const auto& d : shapes) {
+      const long long rows = d[0], cols = d[1];
+      const size_t el = dtype_size(opt.dtype);
+      const size_t set_bytes = size_t(2 * rows * cols + cols) * el;
+      const int copies = rotation_copies(set_bytes, dev.l2);
+      std::vector<Tensor> xs, ys;
+      Tensor w = Tensor::empty({cols}, opt.dtype, Device::cuda());
+      fill_random(w, 21);
+      for (int c = 0; c < copies; ++c) {
+        xs.push_back(Tensor::empty({rows, cols}, opt.dtype, Device::cuda()));
+        ys.push_back(Tensor::empty({rows, cols}, opt.dtype, Device::cuda()));
+        if (c == 0) fill_random(xs[0], 22);
+        else xs[c].copy_from(xs[0]);
+      }
+      Row row;
+      row.op = "rms_norm";
+      row.shape = "rows=" + std::to_string(rows) + " cols=" + std::to_string(cols);
+      row.bytes = double(set_bytes);
+      const ops::Options o{dispatch::Backend::tile_cuda, stream};
+      row.us = median_us([&](int i) { ops::rms_norm(xs[i % copies], w, ys[i % copies], 1e-5f, o); }, stream, opt.quick, *lead);
+      std::string line = text_row(row, report.ceilings);
+      line.pop_back();
+      say(line);
+      report.rows.push_back(std::move(row));
+    }
+  }
+};
+
+}  // namespace
+
+Report run_benchmarks(const BenchOptions& opt) {
+  if (!built_with_cuda()) unsupported("tessera bench: this tessera was built without CUDA; benchmarks need a GPU");
+  if (!cuda_available()) unsupported("tessera bench: no CUDA GPU is available on this machine; benchmarks need one");
+  if (opt.dtype != DType::bf16 && opt.dtype != DType::f16)
+    invalid_argument("tessera bench: --dtype must be bf16 or f16, not " + std::string(dtype_name(opt.dtype)));
+  std::vector<std::string> ops = opt.ops.empty() ? bench_ops() : opt.ops;
+  for (const auto& s : opt.shapes)
+    if (const auto d = parse_dims(s, "--shapes"); d.size() != 2 && d.size() != 3)
+      invalid_argument("--shapes " + s + ": give MxNxK for matmul or ROWSxCOLS for rms_norm");
+  for (const auto& op : ops) {
+    const auto all = bench_ops();
+    if (std::find(all.begin(), all.end(), op) == all.end())
+      invalid_argument("tessera bench: unknown op '" + op + "' (known: matmul, rms_norm)");
+  }
+  Runner r{opt, device_info(), {}, nullptr, nullptr, nullptr};
+  r.report.device = r.dev.name + " (" + std::to_string(r.dev.sms) + " SMs, " + std::to_string(r.dev.l2 >> 20) + " MB L2)";
+  r.report.dtype = std::string(dtype_name(opt.dtype));
+  r.report.date = utc_now();
+  Stream stream;
+  r.stream = static_cast<cudaStream_t>(stream.handle());
+  r.lead = std::make_unique<LeadBuffer>();
+  r.cublas = std::make_unique<Cublas>();
+  r.say(text_header().substr(0, text_header().size() - 1) + "   (progress; the table follows)");
+  if (r.cublas->available()) r.say("baseline: cuBLAS from " + r.cublas->path());
+  else {
+    r.report.notes.push_back("no baseline: " + r.cublas->why());
+    r.say("no baseline: " + r.cublas->why());
+  }
+  r.measure_copy();
+  r.measure_tensor_cores();
+  for (const auto& op : ops) {
+    if (op == "matmul") r.bench_matmul();
+    if (op == "rms_norm") r.bench_rms_norm();
+  }
+  return std::move(r.report);
+}
+
+#else
+
+Report run_benchmarks(const BenchOptions&) {
+  unsupported("tessera bench: this tessera was built without CUDA; benchmarks need a GPU");
+}
+
+#endif
+
+}  // namespace tessera::bench

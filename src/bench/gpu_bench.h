@@ -1,0 +1,44 @@
+// `tessera bench` on the GPU: times tessera's ops over a shape sweep next to a baseline library and the
+// machine's ceilings, all measured in the same run.
+//
+// Method: random data; inputs (and outputs) rotated over enough copies that one round exceeds the L2 cache
+// three times over, so every call reads from DRAM as it would inside a model step; warm-up, then CUDA events
+// around batches of back-to-back calls (a scratch write queued before each batch keeps the GPU busy while the
+// host enqueues it, hiding launch overhead as a steady stream or a CUDA graph would), and the median of the
+// per-call batch averages over many batches. Ceilings: device-to-device copy bandwidth (bytes read +
+// written) and cuBLAS's dense 16-bit rate on 8192^3 (4096^3 with quick). The matmul baseline is cuBLAS
+// (cublasGemmEx, fp32 accumulation, y = x @ w^T with w as [N, K]), loaded at run time (bench/cublas_loader.h);
+// without it the run goes on without a baseline and says so. Memory-bound ops are measured against the copy
+// bandwidth.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench/report.h"
+#include "tessera/runtime/dtype.h"
+#include "tessera/runtime/tensor.h"
+
+namespace tessera::bench {
+
+struct BenchOptions {
+  std::vector<std::string> ops;     // empty: every op of bench_ops()
+  std::vector<std::string> shapes;  // empty: each op's default sweep. matmul: "MxNxK"; rms_norm: "ROWSxCOLS"
+  DType dtype = DType::bf16;        // f16 or bf16
+  bool quick = false;               // a tiny sweep and short timings (a smoke test)
+  std::function<void(const std::string&)> progress;  // one line per measurement; may be empty
+};
+
+std::vector<std::string> bench_ops();  // "matmul", "rms_norm"
+
+// Runs the benchmarks. Throws unsupported when there is no GPU, invalid_argument for an unknown op, dtype or
+// malformed shape.
+Report run_benchmarks(const BenchOptions& options);
+
+// Fills a CUDA tensor (f32, f16, bf16) with uniform values in [-1, 1) from `seed`.
+void fill_random(const Tensor& t, uint64_t seed);
+
+// Parses "AxBxC" into its numbers (any count >= 1); throws invalid_argument naming `what` otherwise.
+std::vector<long long> parse_dims(const std::string& text, const std::string& what);
+
+}  // namespace tessera::bench

@@ -1,0 +1,477 @@
+#include "tessera/dispatch/autotune.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/runtime/error.h"
+
+#if TESSERA_WITH_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#ifndef TESSERA_VERSION_STRING
+#define TESSERA_VERSION_STRING "0.1.0"
+#endif
+
+namespace tessera::dispatch::autotune {
+
+namespace fs = std::filesystem;
+
+std::string Key::str() const { return device + "|" + op + "|" + dtype + "|" + shape_class; }
+
+std::string device_tag() {
+#if TESSERA_WITH_CUDA
+  if (cuda_available()) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess) {
+      cudaDeviceProp prop{};
+      if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+        return std::string(prop.name) + "/" + std::to_string(prop.multiProcessorCount) + "sm";
+    }
+    cudaGetLastError();
+  }
+#endif
+  return "host";
+}
+
+Key make_key(std::string op, std::string dtype, std::string shape_class) {
+  // The tag is asked for once per device: a cudaGetDeviceProperties per op call would cost microseconds.
+  static std::mutex mutex;
+  static std::map<int, std::string> tags;
+  int dev = 0;
+#if TESSERA_WITH_CUDA
+  if (cuda_available() && cudaGetDevice(&dev) != cudaSuccess) { cudaGetLastError(); dev = 0; }
+#endif
+  std::string tag;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = tags.find(dev);
+    if (it == tags.end()) it = tags.emplace(dev, device_tag()).first;
+    tag = it->second;
+  }
+  return Key{std::move(tag), std::move(op), std::move(dtype), std::move(shape_class)};
+}
+
+long long pow2_bucket(long long n) {
+  long long p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+std::string shape_class(std::initializer_list<std::pair<const char*, long long>> dims) {
+  std::string s;
+  for (const auto& [name, value] : dims) {
+    if (!s.empty()) s += '_';
+    s += name;
+    s += std::to_string(value);
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Settings and in-memory state.
+namespace {
+
+struct State {
+  std::mutex mutex;
+  std::map<std::string, Entry> memory;  // by Key::str()
+  std::string loaded_from;              // the cache file read into `memory`, "" when none yet
+  std::optional<bool> enabled_override;
+  std::map<std::string, std::string> forced;  // op -> candidate name
+  Timer timer;
+  std::mutex tuning;  // one tuning at a time: candidates timed concurrently would disturb each other
+};
+
+State& state() {
+  static State* s = [] {
+    auto* st = new State();  // never destroyed: ops may run during static destruction
+    if (const char* env = std::getenv("TESSERA_AUTOTUNE_FORCE"); env && *env) {
+      std::stringstream list(env);
+      std::string item;
+      while (std::getline(list, item, ',')) {
+        const auto colon = item.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+          invalid_argument("TESSERA_AUTOTUNE_FORCE: '" + item + "' is not op:candidate");
+        st->forced[item.substr(0, colon)] = item.substr(colon + 1);
+      }
+    }
+    return st;
+  }();
+  return *s;
+}
+
+bool env_enabled() {
+  const char* env = std::getenv("TESSERA_AUTOTUNE");
+  return !(env && std::strcmp(env, "0") == 0);
+}
+
+void warn(const std::string& message) { std::fprintf(stderr, "tessera: warning: %s\n", message.c_str()); }
+
+// One warning per corrupt file path per process.
+void warn_corrupt_once(const std::string& path, const std::string& why) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (warned.insert(path).second)
+    warn("ignoring the autotune cache " + path + " (" + why + "); it will be rewritten");
+}
+
+}  // namespace
+
+void set_enabled(std::optional<bool> enabled) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().enabled_override = enabled;
+}
+
+bool enabled() {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    if (state().enabled_override) return *state().enabled_override;
+  }
+  return env_enabled();
+}
+
+void force(const std::string& op, const std::string& name) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (name.empty()) state().forced.erase(op);
+  else state().forced[op] = name;
+}
+
+void set_timer(Timer timer) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().timer = std::move(timer);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The on-disk cache.
+
+std::string cache_dir() {
+  if (const char* dir = std::getenv("TESSERA_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tessera";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tessera";
+  return ".cache/tessera";
+}
+
+std::string cache_file() { return cache_dir() + "/autotune.json"; }
+
+namespace {
+
+using json = nlohmann::json;
+
+json to_json(const std::map<std::string, Entry>& entries) {
+  json doc;
+  doc["schema"] = kSchemaVersion;
+  doc["tessera"] = TESSERA_VERSION_STRING;
+  json& out = doc["entries"] = json::object();
+  for (const auto& [key, e] : entries) {
+    json timings = json::object();
+    for (const auto& [name, us] : e.timings) timings[name] = us;
+    out[key] = {{"choice", e.choice}, {"us", e.us}, {"timings", timings}};
+  }
+  return doc;
+}
+
+// Parses a cache document. Returns nullopt for a different version (not an error); throws std::exception for
+// a malformed one.
+std::optional<std::map<std::string, Entry>> from_json(const json& doc) {
+  if (!doc.is_object()) throw std::runtime_error("not a JSON object");
+  if (doc.at("schema").get<int>() != kSchemaVersion || doc.at("tessera").get<std::string>() != TESSERA_VERSION_STRING)
+    return std::nullopt;
+  std::map<std::string, Entry> entries;
+  for (const auto& [key, v] : doc.at("entries").items()) {
+    Entry e;
+    e.choice = v.at("choice").get<std::string>();
+    e.us = v.at("us").get<double>();
+    if (v.contains("timings"))
+      for (const auto& [name, us] : v.at("timings").items()) e.timings[name] = us.get<double>();
+    if (e.choice.empty()) throw std::runtime_error("entry '" + key + "' has an empty choice");
+    entries[key] = std::move(e);
+  }
+  return entries;
+}
+
+}  // namespace
+
+std::map<std::string, Entry> read_cache_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (text.empty()) {
+    warn_corrupt_once(path, "empty file");
+    return {};
+  }
+  try {
+    auto entries = from_json(json::parse(text));
+    return entries ? std::move(*entries) : std::map<std::string, Entry>{};
+  } catch (const std::exception& e) {
+    warn_corrupt_once(path, e.what());
+    return {};
+  }
+}
+
+namespace {
+// Holds an exclusive flock on a lock file for its lifetime.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) fail(Status::io_error, "cannot open the lock file " + path + ": " + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd_);
+      fail(Status::io_error, "cannot lock " + path + ": " + std::strerror(err));
+    }
+  }
+  ~FileLock() {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+}  // namespace
+
+void merge_into_cache_file(const std::string& path, const std::map<std::string, Entry>& entries) {
+  const fs::path file(path);
+  std::error_code ec;
+  if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
+  if (ec) fail(Status::io_error, "cannot create the cache directory " + file.parent_path().string() + ": " + ec.message());
+  const FileLock lock(path + ".lock");
+  std::map<std::string, Entry> merged = read_cache_file(path);
+  for (const auto& [key, e] : entries) merged[key] = e;
+  // A name unique to this process and call, in the same directory, so the rename is atomic.
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(Status::io_error, "cannot write " + tmp + ": " + std::strerror(errno));
+    out << to_json(merged).dump(1) << "\n";
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      fail(Status::io_error, "cannot write " + tmp);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    fs::remove(tmp, ec);
+    fail(Status::io_error, "cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
+  }
+}
+
+void clear_memory_cache() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().memory.clear();
+  state().loaded_from.clear();
+}
+
+std::map<std::string, Entry> memory_entries() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().memory;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The GPU timer.
+
+bool stream_is_capturing(StreamHandle stream) {
+#if TESSERA_WITH_CUDA
+  if (!cuda_available()) return false;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) != cudaSuccess) {
+    cudaGetLastError();
+    return true;  // cannot tell: do not time
+  }
+  return status != cudaStreamCaptureStatusNone;
+#else
+  (void)stream;
+  return false;
+#endif
+}
+
+#if TESSERA_WITH_CUDA
+namespace {
+// A device buffer larger than the L2 cache; writing it before each timed run evicts the operands, so every
+// run starts from DRAM as it does inside a model step. Kept for the life of the process (one per device).
+struct FlushBuffer { void* ptr = nullptr; size_t bytes = 0; };
+FlushBuffer flush_buffer() {
+  static std::mutex mutex;
+  static std::map<int, FlushBuffer> buffers;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return {};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = buffers.find(dev);
+  if (it != buffers.end()) return it->second;
+  int l2 = 0;
+  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+  FlushBuffer b;
+  b.bytes = std::max<size_t>(size_t(2) * size_t(l2), size_t(8) << 20);
+  if (cudaMalloc(&b.ptr, b.bytes) != cudaSuccess) { cudaGetLastError(); b = {}; }
+  buffers[dev] = b;
+  return b;
+}
+
+bool launch_ok(const Candidate& c) {
+  try {
+    c.launch();
+  } catch (const std::exception&) {
+    cudaGetLastError();
+    return false;
+  }
+  return cudaGetLastError() == cudaSuccess;
+}
+}  // namespace
+#endif
+
+std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream) {
+#if TESSERA_WITH_CUDA
+  constexpr int kWarmup = 2, kRuns = 7;
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaGetLastError();  // an earlier, unrelated error must not be blamed on this candidate
+  // The first launch also checks that the candidate can run at all (resources, grid limits).
+  for (int i = 0; i < kWarmup; ++i)
+    if (!launch_ok(c)) return std::nullopt;
+  if (cudaStreamSynchronize(s) != cudaSuccess) { cudaGetLastError(); return std::nullopt; }
+  const FlushBuffer flush = flush_buffer();
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
+    cudaGetLastError();
+    if (start) cudaEventDestroy(start);
+    return std::nullopt;
+  }
+  std::vector<double> us;
+  bool ok = true;
+  for (int i = 0; i < kRuns && ok; ++i) {
+    if (flush.ptr) cudaMemsetAsync(flush.ptr, i & 0xff, flush.bytes, s);
+    cudaEventRecord(start, s);
+    ok = launch_ok(c);
+    cudaEventRecord(stop, s);
+    float ms = 0;
+    ok = ok && cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+    us.push_back(double(ms) * 1e3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (!ok) { cudaGetLastError(); return std::nullopt; }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+#else
+  (void)c;
+  (void)stream;
+  return std::nullopt;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Selection.
+
+namespace {
+size_t index_of(const std::vector<Candidate>& candidates, const std::string& name) {
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].name == name) return i;
+  return candidates.size();
+}
+
+// The remembered choice for `key`, reading the disk cache into memory first if this is the first look.
+// Caller holds state().mutex.
+const Entry* remembered(const std::string& key) {
+  State& st = state();
+  if (st.loaded_from.empty()) {
+    // Read once per process (clear_memory_cache reads again, e.g. after the cache directory changed): this
+    // runs on every op call, which must not pay for an environment lookup and a file read.
+    st.loaded_from = cache_file();
+    for (auto& [k, e] : read_cache_file(st.loaded_from)) st.memory.emplace(k, std::move(e));
+  }
+  auto it = st.memory.find(key);
+  return it == st.memory.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+size_t select_index(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic, StreamHandle stream,
+                    Where where, bool tunable) {
+  if (candidates.empty()) invalid_argument("autotune(" + key.op + "): no candidates");
+  if (heuristic >= candidates.size())
+    invalid_argument("autotune(" + key.op + "): heuristic index " + std::to_string(heuristic) + " out of range (" +
+                     std::to_string(candidates.size()) + " candidates)");
+  State& st = state();
+  const std::string key_str = key.str();
+  Timer timer;
+  {
+    std::lock_guard<std::mutex> lock(st.mutex);
+    if (auto it = st.forced.find(key.op); it != st.forced.end()) {
+      const size_t i = index_of(candidates, it->second);
+      if (i == candidates.size())
+        invalid_argument("autotune: the forced choice '" + it->second + "' is not a candidate of " + key.op);
+      return i;
+    }
+    if (where == Where::host || candidates.size() == 1) return heuristic;
+    if (st.enabled_override ? !*st.enabled_override : !env_enabled()) return heuristic;
+    if (const Entry* e = remembered(key_str)) {
+      const size_t i = index_of(candidates, e->choice);
+      if (i < candidates.size()) return i;  // otherwise the configuration space changed: tune again
+    }
+    if (!tunable) return heuristic;
+    timer = st.timer;
+  }
+  if (!timer && stream_is_capturing(stream)) return heuristic;
+
+  std::lock_guard<std::mutex> tuning(st.tuning);
+  {
+    // Another thread may have tuned this key while we waited.
+    std::lock_guard<std::mutex> lock(st.mutex);
+    if (auto it = st.memory.find(key_str); it != st.memory.end()) {
+      const size_t i = index_of(candidates, it->second.choice);
+      if (i < candidates.size()) return i;
+    }
+  }
+  {
+    std::set<std::string> names;
+    for (const auto& c : candidates)
+      if (!names.insert(c.name).second) invalid_argument("autotune(" + key.op + "): duplicate candidate " + c.name);
+  }
+  Entry entry;
+  size_t best = candidates.size();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const std::optional<double> us = timer ? timer(candidates[i], stream) : gpu_time_us(candidates[i], stream);
+    if (!us) continue;
+    entry.timings[candidates[i].name] = *us;
+    if (best == candidates.size() || *us < entry.us) {
+      best = i;
+      entry.us = *us;
+    }
+  }
+  if (best == candidates.size()) return heuristic;  // nothing ran: do not remember a guess
+  entry.choice = candidates[best].name;
+  {
+    std::lock_guard<std::mutex> lock(st.mutex);
+    st.memory[key_str] = entry;
+  }
+  try {
+    merge_into_cache_file(cache_file(), {{key_str, entry}});
+  } catch (const std::exception& e) {
+    static std::once_flag once;
+    std::call_once(once, [&] { warn(std::string("cannot write the autotune cache: ") + e.what()); });
+  }
+  return best;
+}
+
+}  // namespace tessera::dispatch::autotune

@@ -1,0 +1,82 @@
+// The autotuner on the GPU: tuning the matmul times every configuration, picks one of them, remembers it on
+// disk, and the results stay correct (also for an in-place residual call, which must not be tuned on).
+#include "common/test_util.h"
+#include "dispatch/autotune_fixture.h"
+#include "ops/matmul_cases.h"
+
+namespace tessera::testing {
+namespace {
+
+namespace at = dispatch::autotune;
+
+class AutotuneGpu : public AutotuneTest {
+ protected:
+  void SetUp() override {
+    TESSERA_REQUIRE_GPU();
+    AutotuneTest::SetUp();
+  }
+};
+
+// Staged configurations (Hopper, rows the copy engine can read), then the generic kernel's.
+const char* const kConfigs[] = {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
+                                "bm64_bn64_bk32",     "bm128_bn64_bk32",    "bm32_bn128_bk32"};
+
+TEST_F(AutotuneGpu, EveryMatmulConfigurationMatchesTheReference) {
+  for (const char* name : kConfigs) {
+    SCOPED_TRACE(name);
+    const bool staged = std::string(name).rfind("staged", 0) == 0;
+    at::force("matmul", name);
+    for (DType dt : {DType::f16, DType::bf16})
+      for (const auto& s : kMatmulShapes)
+        if ((s.a.back() % 8 == 0) == staged)
+          check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, dt, dt, s, ops::BLayout::nk,
+                       ops::Activation::none, false, false, false);
+    check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::bf16, {{130, staged ? 72 : 70}, 200},
+                 ops::BLayout::nk, ops::Activation::silu, true, true, false);
+  }
+}
+
+TEST_F(AutotuneGpu, TuningPicksAValidCandidateAndStaysCorrect) {
+  // A fresh cache: the first call of each shape class is tuned with the real GPU timer.
+  for (const auto& s : {MatmulShape{{256, 512}, 384}, MatmulShape{{5, 1024}, 1000}, MatmulShape{{1, 300}, 257}})
+    check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::bf16, s, ops::BLayout::nk,
+                 ops::Activation::none, false, false, false);
+  const auto tuned = at::memory_entries();
+  ASSERT_EQ(tuned.size(), 3u);
+  for (const auto& [key, e] : tuned) {
+    SCOPED_TRACE(key);
+    EXPECT_NE(key.find("|matmul|bf16_nk|"), std::string::npos);
+    EXPECT_NE(std::find(std::begin(kConfigs), std::end(kConfigs), e.choice), std::end(kConfigs)) << e.choice;
+    EXPECT_EQ(e.timings.size(), 3u);
+    for (const auto& [name, us] : e.timings) EXPECT_GT(us, 0.0) << name;
+    EXPECT_DOUBLE_EQ(e.us, e.timings.at(e.choice));
+  }
+  EXPECT_EQ(at::read_cache_file(at::cache_file()).size(), 3u);
+  // A second run of a tuned shape reads the choice and is still right.
+  check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::bf16, {{256, 512}, 384},
+               ops::BLayout::nk, ops::Activation::none, false, false, false);
+}
+
+TEST_F(AutotuneGpu, InPlaceResidualIsNotTunedAndStaysCorrect) {
+  // c = a @ b^T + c: re-running would add the product again, so the launcher must not time on these buffers.
+  check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::bf16, {{200, 256}, 320},
+               ops::BLayout::nk, ops::Activation::none, false, true, true);
+  EXPECT_TRUE(at::memory_entries().empty());
+}
+
+TEST_F(AutotuneGpu, DisabledNeverTimes) {
+  at::set_enabled(false);
+  check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::f16, DType::f16, {{64, 128}, 192},
+               ops::BLayout::nk, ops::Activation::none, false, false, false);
+  EXPECT_TRUE(at::memory_entries().empty());
+  EXPECT_FALSE(std::filesystem::exists(at::cache_file()));
+}
+
+TEST_F(AutotuneGpu, DeviceTagNamesTheGpu) {
+  const std::string tag = at::device_tag();
+  EXPECT_NE(tag, "host");
+  EXPECT_NE(tag.find("sm"), std::string::npos) << tag;
+}
+
+}  // namespace
+}  // namespace tessera::testing
