@@ -220,6 +220,8 @@ def main():
         for r in rows:
             f.write(f"| {r['op']} | {r['shape']} | {r['timing']} | {r['tessera_us']} | {r['tessera_tbs']} | {r['pct_copy']} | {r['baseline']} | "
                     f"{r['torch_us']} | {r['speedup']}x | {r['tessera_call_us']} | {r['torch_call_us']} |\n")
+        if not mm_rows:
+            return
         f.write("\n## Matmul, bf16, y = x @ w^T (first tile-mma version, no tensor cores)\n\n| M x N x K | tessera us | TFLOP/s | cuBLAS us | cuBLAS TFLOP/s | ratio |\n|---|---|---|---|---|---|\n")
         for r in mm_rows:
             f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cublas_us']} | {r['cublas_tflops']} | {r['ratio']}x |\n")
