@@ -468,6 +468,27 @@ TEST(TileHost, LaunchRunsEveryBlockOfA3DGridExactlyOnce) {
   EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), X * Y * Z);
 }
 
+// A launch hint changes nothing but the CUDA register budget: on the host the hinted kernel is the kernel.
+TEST(TileHost, MinBlocksPerSmHintRunsTheSameKernel) {
+  using Hinted = MinBlocksPerSm<GridKernel, 4>;
+  static_assert(Hinted::min_blocks_per_sm == 4 && Hinted::threads == GridKernel::threads);
+  static_assert(std::is_same_v<Hinted::Params, GridKernel::Params>);
+  const int X = 3, Y = 2, Z = 2;
+  std::vector<int> seen(X * Y * Z, 0), dims(X * Y * Z, 0);
+  View3<int> s, d;
+  s.data = seen.data();
+  d.data = dims.data();
+  for (View3<int>* w : {&s, &d}) {
+    w->extent[0] = Z; w->extent[1] = Y; w->extent[2] = X;
+    w->stride[0] = Y * X; w->stride[1] = X; w->stride[2] = 1;
+  }
+  th::launch<Hinted>({X, Y, Z}, {s, d});
+  for (int i = 0; i < X * Y * Z; ++i) {
+    EXPECT_EQ(seen[i], 1) << "block " << i;
+    EXPECT_EQ(dims[i], 30202);
+  }
+}
+
 struct ThrowingKernel {
   static constexpr int threads = 32;
   struct Params { int bad_block; };

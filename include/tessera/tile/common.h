@@ -79,6 +79,14 @@ struct Coord {
   int64_t col = 0;
 };
 
+// A launch hint: Kernel, run with at least N blocks resident on each GPU multiprocessor. The CUDA backend caps
+// the kernel's registers so that N blocks fit (memory-bound kernels want the loads of several blocks in
+// flight); the host backend ignores it. The kernel itself is unchanged.
+template <class Kernel, int N>
+struct MinBlocksPerSm : Kernel {
+  static constexpr int min_blocks_per_sm = N;
+};
+
 struct Grid {
   int64_t x = 1, y = 1, z = 1;
   int64_t count() const { return x * y * z; }

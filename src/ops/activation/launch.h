@@ -1,8 +1,10 @@
 // Launchers of the activation family, compiled once per tile backend (host.cpp and cuda.cu include this file).
-// Tile configurations (2048 elements and 256 threads each: one 16-byte access per operand for 16-bit types,
-// two for f32):
-//   - a wide tile, 1 x 2048: gelu on contiguous tensors (seen as one long row) and rows wider than 256;
-//   - a narrow tile, 8 x 256: rows of at most 256 elements that cannot be flattened.
+// Tile configurations (sweeps on an H200: bench/results/2026-11-23-h200-membound):
+//   - a wide tile, 1 x 2048 over 128 threads (two 16-byte accesses per operand and thread for 16-bit types,
+//     four for f32, all in flight at once), for gelu on contiguous tensors (seen as one long row) and rows
+//     wider than 256. gelu (erf: many live registers) also asks for 8 blocks per multiprocessor (63
+//     registers): 52% vs 48% of copy bandwidth. 1 x 2048 over 256 threads ran silu_and_mul at 53%, this 73%;
+//   - a narrow tile, 8 x 256 over 256 threads: rows of at most 256 elements that cannot be flattened.
 #pragma once
 #include "ops/activation/args.h"
 #include "ops/activation/gelu.tile.h"
@@ -21,9 +23,9 @@ tile::Grid map_grid(int64_t rows, int64_t cols, int64_t& col_blocks) {
   return {(rows + ROWS - 1) / ROWS * col_blocks};
 }
 
-template <class T, int ROWS, int COLS, int THREADS>
+template <class T, int ROWS, int COLS, int THREADS, int MIN_BLOCKS = 1>
 void launch_gelu(const tile::View2<const T>& x, const tile::View2<T>& y, GeluApprox approx, const dispatch::Options& opt) {
-  using K = kernels::Gelu<T, ROWS, COLS, THREADS>;
+  using K = tile::MinBlocksPerSm<kernels::Gelu<T, ROWS, COLS, THREADS>, MIN_BLOCKS>;
   typename K::Params p{};
   p.x = x;
   p.y = y;
@@ -54,9 +56,9 @@ void gelu(const GeluArgs& a, const dispatch::Options& opt) {
     if (a.x.is_contiguous() && a.y.is_contiguous()) {
       // Any contiguous tensor is one long row: no tile is wasted on short rows.
       const Shape flat{1, a.x.numel()};
-      launch_gelu<T, 1, 2048, 256>(as_rows<const T>(a.x.reshape(flat)), as_rows<T>(a.y.reshape(flat)), a.approx, opt);
+      launch_gelu<T, 1, 2048, 128, 8>(as_rows<const T>(a.x.reshape(flat)), as_rows<T>(a.y.reshape(flat)), a.approx, opt);
     } else if (a.x.size(-1) > kNarrowCols) {
-      launch_gelu<T, 1, 2048, 256>(as_rows<const T>(a.x), as_rows<T>(a.y), a.approx, opt);
+      launch_gelu<T, 1, 2048, 128, 8>(as_rows<const T>(a.x), as_rows<T>(a.y), a.approx, opt);
     } else {
       launch_gelu<T, 8, 256, 256>(as_rows<const T>(a.x), as_rows<T>(a.y), a.approx, opt);
     }
@@ -66,7 +68,7 @@ void gelu(const GeluArgs& a, const dispatch::Options& opt) {
 void silu_and_mul(const SiluAndMulArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.x.dtype(), [&](auto t) {
     using T = decltype(t);
-    if (a.y.size(-1) > kNarrowCols) launch_silu_and_mul<T, 1, 2048, 256>(a, opt);
+    if (a.y.size(-1) > kNarrowCols) launch_silu_and_mul<T, 1, 2048, 128>(a, opt);
     else launch_silu_and_mul<T, 8, 256, 256>(a, opt);
   });
 }

@@ -1,6 +1,14 @@
 // Launchers of the norm family, compiled once per tile backend (host.cpp and cuda.cu include this file).
-// Tile configurations: rows up to 1024 wide go four to a block of 128 threads; wider rows one to a block of
-// 256 threads, 8192 columns per tile. Both give every thread four 16-byte loads in flight.
+// Tile configurations, chosen per row width from sweeps on an H200 (bench/results/2026-11-23-h200-membound):
+//   n <= 1024: four rows to a block of 128 threads;
+//   n <= 4096: one row to a block of 128 threads, at least 6 (rms) / 4 (layer) blocks per multiprocessor;
+//   n <= 8192: one row to a block of 256 threads, at least 3 (rms) / 2 (layer) blocks per multiprocessor;
+// each with the row read once and kept in registers (one-pass kernels: the multi-pass code is not compiled,
+// so it costs no registers). Wider rows take the multi-pass kernel, 8192 columns per tile.
+// The minimum-blocks hints cap registers so that enough rows are in flight on each multiprocessor: a
+// memory-bound row kernel is limited by the bytes it has in flight, and those live in registers. rms_norm
+// gains from 3 blocks even with a few spilled registers (78% vs 68% of copy bandwidth); layer_norm, which
+// holds x, d, weight and bias, loses badly when capped harder (spills of ~240 bytes: 20% of copy).
 #pragma once
 #include "ops/common/views.h"
 #include "ops/norm/args.h"
@@ -10,9 +18,9 @@
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
 namespace {
-template <class T, int ROWS, int COLS, int THREADS>
+template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
 void launch_rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
-  using K = kernels::RmsNorm<T, ROWS, COLS, THREADS>;
+  using K = tile::MinBlocksPerSm<kernels::RmsNorm<T, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
   typename K::Params p{};
   p.x = as_rows<const T>(a.x);
   p.weight = as_rows<const T>(a.weight.reshape({1, a.weight.numel()}));
@@ -27,9 +35,9 @@ void launch_rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
   tile::active::launch<K>({(rows + ROWS - 1) / ROWS}, p, opt.stream);
 }
 
-template <class T, int ROWS, int COLS, int THREADS>
+template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
 void launch_layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
-  using K = kernels::LayerNorm<T, ROWS, COLS, THREADS>;
+  using K = tile::MinBlocksPerSm<kernels::LayerNorm<T, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
   typename K::Params p{};
   p.x = as_rows<const T>(a.x);
   p.weight = as_rows<const T>(a.weight.reshape({1, a.weight.numel()}));
@@ -44,16 +52,22 @@ void launch_layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
 void rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.x.dtype(), [&](auto t) {
     using T = decltype(t);
-    if (a.x.size(-1) <= 1024) launch_rms_norm<T, 4, 1024, 128>(a, opt);
-    else launch_rms_norm<T, 1, 8192, 256>(a, opt);
+    const int64_t n = a.x.size(-1);
+    if (n <= 1024) launch_rms_norm<T, 4, 1024, 128, true, 1>(a, opt);
+    else if (n <= 4096) launch_rms_norm<T, 1, 4096, 128, true, 6>(a, opt);
+    else if (n <= 8192) launch_rms_norm<T, 1, 8192, 256, true, 3>(a, opt);
+    else launch_rms_norm<T, 1, 8192, 256, false, 1>(a, opt);
   });
 }
 
 void layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.x.dtype(), [&](auto t) {
     using T = decltype(t);
-    if (a.x.size(-1) <= 1024) launch_layer_norm<T, 4, 1024, 128>(a, opt);
-    else launch_layer_norm<T, 1, 8192, 256>(a, opt);
+    const int64_t n = a.x.size(-1);
+    if (n <= 1024) launch_layer_norm<T, 4, 1024, 128, true, 1>(a, opt);
+    else if (n <= 4096) launch_layer_norm<T, 1, 4096, 128, true, 4>(a, opt);
+    else if (n <= 8192) launch_layer_norm<T, 1, 8192, 256, true, 2>(a, opt);
+    else launch_layer_norm<T, 1, 8192, 256, false, 1>(a, opt);
   });
 }
 

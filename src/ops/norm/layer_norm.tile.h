@@ -6,12 +6,14 @@
 //   y    = d * rstd * weight + bias
 //
 // A row that fits in one COLS-wide tile is read once; longer rows take three passes over their tiles.
+// ONE_PASS: the launcher guarantees n <= COLS, so the multi-pass code is not compiled (its registers would
+// lower the occupancy of the one-pass path).
 #pragma once
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
 
-template <class T, int ROWS, int COLS, int THREADS>
+template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
 struct LayerNorm {
   static constexpr int threads = THREADS;
   struct Params {
@@ -25,16 +27,21 @@ struct LayerNorm {
     const int64_t r0 = blk.bid(0) * ROWS;
     const int64_t n = p.x.extent[1];
     const auto col = arange<1, COLS>(blk, 1);
-    if (n <= COLS) {
+    if (ONE_PASS || n <= COLS) {
       const auto x = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
+      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));  // in flight during the reductions
+      const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}));
       const auto mean = row_sum(x) / float(n);
       const auto d = where(col < n, x - mean, 0.f);
       const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
-      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));
-      const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}));
       store(blk, p.y, {r0, 0}, cast<T>(d * rstd * w + b));
       return;
     }
+    if constexpr (!ONE_PASS) three_pass(blk, p, r0, n, col);
+  }
+
+  template <class Block, class Col>
+  TILE_DEVICE void three_pass(Block& blk, const Params& p, int64_t r0, int64_t n, const Col& col) const {
     auto sums = zeros<float, ROWS, COLS>(blk);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) sums = sums + cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
     const auto mean = row_sum(sums) / float(n);

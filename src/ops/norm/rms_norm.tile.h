@@ -6,13 +6,15 @@
 //
 // A row that fits in one COLS-wide tile is read once and kept in registers. Longer rows take two passes:
 // the squares accumulate tile by tile, then each tile is read again (from sum_out when there is a
-// residual, which this block wrote itself in the first pass) and normalised.
+// residual, which this block wrote itself in the first pass) and normalised. ONE_PASS: the launcher
+// guarantees n <= COLS, so the two-pass code is not compiled (its registers would lower the occupancy of
+// the one-pass path).
 #pragma once
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
 
-template <class T, int ROWS, int COLS, int THREADS>
+template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
 struct RmsNorm {
   static constexpr int threads = THREADS;
   struct Params {
@@ -26,17 +28,22 @@ struct RmsNorm {
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t r0 = blk.bid(0) * ROWS;
     const int64_t n = p.x.extent[1];
-    if (n <= COLS) {
+    if (ONE_PASS || n <= COLS) {
       auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
       if (p.has_residual) {
         h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, 0}));
         store(blk, p.sum_out, {r0, 0}, cast<T>(h));
       }
+      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));  // in flight during the reduction
       const auto inv_rms = rsqrt(row_sum(h * h) / float(n) + p.eps);
-      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));
       store(blk, p.y, {r0, 0}, cast<T>(h * inv_rms * w));
       return;
     }
+    if constexpr (!ONE_PASS) two_pass(blk, p, r0, n);
+  }
+
+  template <class Block>
+  TILE_DEVICE void two_pass(Block& blk, const Params& p, int64_t r0, int64_t n) const {
     auto squares = zeros<float, ROWS, COLS>(blk);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
       auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));

@@ -12,7 +12,8 @@
 //
 // A row that fits in one COLS-wide tile is read once and kept in registers. Longer rows take two passes: the
 // online max and sum over the column tiles, then each tile is read again and normalised. Each thread stores
-// exactly the elements it loaded, after reading them, so y may be x.
+// exactly the elements it loaded, after reading them, so y may be x. ONE_PASS: the launcher guarantees
+// n <= COLS, so the two-pass code is not compiled (its registers would lower the one-pass occupancy).
 #pragma once
 #include <limits>
 
@@ -20,7 +21,7 @@
 
 namespace tessera::ops::kernels {
 
-template <class T, int ROWS, int COLS, int THREADS>
+template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
 struct Softmax {
   static constexpr int threads = THREADS;
   struct Params {
@@ -39,12 +40,18 @@ struct Softmax {
 
     auto s = where(col < n, cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0})) * p.sign, neg_inf);
     auto m = row_max(s);
-    if (n <= COLS) {
+    if (ONE_PASS || n <= COLS) {
       const auto e = where(s > neg_inf, exp2((s - where(m == neg_inf, 0.f, m)) * p.k), 0.f);
       const auto l = row_sum(e);
       store(blk, p.y, {r0, 0}, cast<T>(e * where(l > 0.f, 1.f / l, 0.f)));
       return;
     }
+    if constexpr (!ONE_PASS) two_pass(blk, p, r0, n, col, s, m);
+  }
+
+  template <class Block, class Col, class S, class M>
+  TILE_DEVICE void two_pass(Block& blk, const Params& p, int64_t r0, int64_t n, const Col& col, S s, M m) const {
+    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
     auto l = row_sum(where(s > neg_inf, exp2((s - where(m == neg_inf, 0.f, m)) * p.k), 0.f));
     for (int64_t c0 = COLS; c0 < n; c0 += COLS) {
       s = where(col + c0 < n, cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) * p.sign, neg_inf);

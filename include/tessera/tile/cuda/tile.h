@@ -81,6 +81,29 @@ struct chunk_copy {
 };
 }  // namespace detail
 
+namespace detail {
+// True when every element of the R x C tile at `at` lies inside the view, rows are unit-stride and every chunk
+// start is aligned for the widest copy: then each chunk is one unpredicated vector access. Checked once per
+// tile (uniform over the block), so interior tiles pay no per-chunk bounds or alignment tests.
+template <class L, class U>
+__device__ __forceinline__ bool tile_inside(const View2<U>& view, Coord at) {
+  using Copy = chunk_copy<std::remove_const_t<U>, L::V>;
+  constexpr int64_t unit_elems = Copy::unit / int64_t(sizeof(U));
+  return at.row >= 0 && at.col >= 0 && at.row + L::rows <= view.extent[0] && at.col + L::cols <= view.extent[1] &&
+         view.stride[1] == 1 && (L::rows == 1 || view.stride[0] % unit_elems == 0) &&
+         Copy::aligned(view.data + at.row * view.stride[0] + at.col);
+}
+
+// Offset of chunk k of the calling thread from the tile's first element, in a view of unit column stride.
+template <class L>
+__device__ __forceinline__ int64_t chunk_offset(int k, int64_t row_stride) {
+  const int ch = L::chunk(k);
+  const int col = (ch % L::nc) * L::V;
+  if constexpr (L::rows == 1) return col;
+  else return int64_t(ch / L::nc) * row_stride + col;
+}
+}  // namespace detail
+
 // The R x C tile at view(at.row, at.col), `pad` outside the extents. Same contract as host::load.
 template <int R, int C, int TH, class T>
 __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
@@ -89,6 +112,12 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(
   using L = Blocked<R, C, TH>;
   using Copy = detail::chunk_copy<U, L::V>;
   Tile<U, L> t;
+  if (detail::tile_inside<L>(view, at)) {
+    const U* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+    for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + detail::chunk_offset<L>(k, view.stride[0]));
+    return t;
+  }
   const U padv = convert_element<U>(pad);
 #pragma unroll
   for (int k = 0; k < L::chunks; ++k) {
@@ -116,6 +145,12 @@ __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Co
   if constexpr (std::is_same_v<L, Blocked<L::rows, L::cols, TH>>) {
     using Copy = detail::chunk_copy<U, L::V>;
     if (!L::owner(0)) return;
+    if (detail::tile_inside<L>(view, at)) {
+      T* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+      for (int k = 0; k < L::chunks; ++k) Copy::run(base + detail::chunk_offset<L>(k, view.stride[0]), &t.v[k * L::V]);
+      return;
+    }
 #pragma unroll
     for (int k = 0; k < L::chunks; ++k) {
       const int ch = L::chunk(k);
