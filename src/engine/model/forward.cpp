@@ -140,6 +140,12 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
     for (int id : seq.tokens)
       if (id < 0 || id >= c.vocab_size)
         invalid_argument("forward: token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
+    const int end = cache.seq_len[size_t(seq.slot)] + int(seq.tokens.size());
+    if (end > cache.max_seq_len)
+      invalid_argument("forward: sequence slot " + std::to_string(seq.slot) + " would hold " + std::to_string(end) +
+                       " tokens; the cache holds at most " + std::to_string(cache.max_seq_len));
+    if (c.arch == Arch::gpt2 && end > c.max_position_embeddings)
+      invalid_argument("forward: GPT-2 has " + std::to_string(c.max_position_embeddings) + " positions; a sequence would reach " + std::to_string(end));
     all_new = all_new && cache.seq_len[size_t(seq.slot)] == 0;
     same_few = same_few && seq.tokens.size() == batch[0].tokens.size() && seq.tokens.size() <= 8;
   }
@@ -154,11 +160,6 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   for (const auto& seq : batch) {
     const size_t slot = size_t(seq.slot);
     const int start = cache.seq_len[slot], n = int(seq.tokens.size());
-    if (start + n > cache.max_seq_len)
-      invalid_argument("forward: sequence slot " + std::to_string(seq.slot) + " would hold " + std::to_string(start + n) +
-                       " tokens; the cache holds at most " + std::to_string(cache.max_seq_len));
-    if (c.arch == Arch::gpt2 && start + n > c.max_position_embeddings)
-      invalid_argument("forward: GPT-2 has " + std::to_string(c.max_position_embeddings) + " positions; a sequence would reach " + std::to_string(start + n));
     for (int i = 0; i < n; ++i) {
       const int pos = start + i;
       if (pos / cache.page_size >= int(cache.pages[slot].size())) {
