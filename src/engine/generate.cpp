@@ -26,7 +26,7 @@ std::vector<std::vector<int>> generate(const Model& model, const std::vector<std
   StepBuffers buffers = make_step_buffers(model, limits);
 
   const int n = int(prompts.size());
-  std::vector<std::vector<int>> out(size_t(n));
+  std::vector<std::vector<int>> out(static_cast<size_t>(n));
   std::vector<std::vector<int>> history(prompts.begin(), prompts.end());
   std::vector<Sampler> samplers;
   for (int i = 0; i < n; ++i) {
@@ -39,9 +39,9 @@ std::vector<std::vector<int>> generate(const Model& model, const std::vector<std
   // Prefill every prompt in one step.
   std::vector<SequenceTokens> step;
   for (int i = 0; i < n; ++i) step.push_back({i, prompts[size_t(i)]});
-  std::vector<int> live(size_t(n));
+  std::vector<int> live(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) live[size_t(i)] = i;
-  std::vector<int> next(size_t(n));
+  std::vector<int> next(static_cast<size_t>(n));
   forward(model, cache, buffers, step);
   for (;;) {
     // Sample each live sequence's token from its row of the last step's logits.

@@ -27,7 +27,7 @@ fs::path temp_dir(const std::string& tag) {
 
 std::vector<int> random_ids(int n, int vocab) {
   std::uniform_int_distribution<int> d(0, vocab - 1);
-  std::vector<int> ids(size_t(n));
+  std::vector<int> ids(static_cast<size_t>(n));
   for (auto& x : ids) x = d(rng());
   return ids;
 }

@@ -17,7 +17,7 @@ using engine::SamplerConfig;
 
 std::vector<float> random_logits(int n) {
   std::normal_distribution<float> d(0, 2);
-  std::vector<float> v(size_t(n));
+  std::vector<float> v(static_cast<size_t>(n));
   for (auto& x : v) x = d(rng());
   return v;
 }

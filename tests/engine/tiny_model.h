@@ -24,6 +24,8 @@ struct TinySpec {
   double eps = 1e-5;
 };
 
+inline void PrintTo(const TinySpec& s, std::ostream* os) { *os << s.name; }
+
 inline std::vector<TinySpec> tiny_specs() {
   std::vector<TinySpec> s;
   TinySpec llama{"llama"};
@@ -190,7 +192,7 @@ using Vec = std::vector<double>;
 // y[o] = sum_i W[o, i] x[i] (+ b[o]); W stored [out, in] (nn.Linear) or [in, out] (Conv1D) per `in_out`.
 inline Vec linear(const Vec& W, const Vec* b, const Vec& x, int64_t out, bool in_out = false) {
   const int64_t in = int64_t(x.size());
-  Vec y(size_t(out), 0.0);
+  Vec y(static_cast<size_t>(out), 0.0);
   for (int64_t o = 0; o < out; ++o) {
     double acc = b ? (*b)[size_t(o)] : 0.0;
     for (int64_t i = 0; i < in; ++i) acc += (in_out ? W[size_t(i * out + o)] : W[size_t(o * in + i)]) * x[size_t(i)];
@@ -256,14 +258,14 @@ inline std::vector<Vec> forward(const TinySpec& s, const TinyWeights& w, const s
   const int64_t H = s.hidden, D = s.head_dim, Hq = s.heads, Hkv = s.kv_heads, T = int64_t(ids.size());
   const int64_t I = s.intermediate, V = s.vocab;
   const std::vector<double> inv = inv_freq(s);
-  std::vector<Vec> x(size_t(T), Vec(size_t(H)));
+  std::vector<Vec> x(static_cast<size_t>(T), Vec(static_cast<size_t>(H)));
   for (int64_t t = 0; t < T; ++t)
     for (int64_t i = 0; i < H; ++i)
       x[size_t(t)][size_t(i)] = gpt2 ? w["wte.weight"][size_t(ids[size_t(t)] * H + i)] + w["wpe.weight"][size_t(t * H + i)]
                                      : w["model.embed_tokens.weight"][size_t(ids[size_t(t)] * H + i)];
   for (int l = 0; l < s.layers; ++l) {
     const std::string p = (gpt2 ? "h." : "model.layers.") + std::to_string(l) + ".";
-    std::vector<Vec> q(size_t(T)), k(size_t(T)), v(size_t(T));
+    std::vector<Vec> q(static_cast<size_t>(T)), k(static_cast<size_t>(T)), v(static_cast<size_t>(T));
     for (int64_t t = 0; t < T; ++t) {
       if (gpt2) {
         const Vec h = layer_norm(x[size_t(t)], w[p + "ln_1.weight"], w[p + "ln_1.bias"], s.eps);
@@ -323,7 +325,7 @@ inline std::vector<Vec> forward(const TinySpec& s, const TinyWeights& w, const s
       } else {
         const Vec h = rms_norm(xt, w[p + "post_attention_layernorm.weight"], s.eps);
         const Vec g = linear(w[p + "mlp.gate_proj.weight"], nullptr, h, I), u = linear(w[p + "mlp.up_proj.weight"], nullptr, h, I);
-        Vec a(size_t(I));
+        Vec a(static_cast<size_t>(I));
         for (int64_t i = 0; i < I; ++i) a[size_t(i)] = g[size_t(i)] / (1 + std::exp(-g[size_t(i)])) * u[size_t(i)];
         mlp = linear(w[p + "mlp.down_proj.weight"], nullptr, a, H);
       }

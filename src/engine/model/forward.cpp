@@ -149,6 +149,21 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
     all_new = all_new && cache.seq_len[size_t(seq.slot)] == 0;
     same_few = same_few && seq.tokens.size() == batch[0].tokens.size() && seq.tokens.size() <= 8;
   }
+  for (size_t i = 0; i < batch.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      check(batch[i].slot != batch[j].slot, "forward: sequence slot " + std::to_string(batch[i].slot) + " appears twice in one step");
+  int64_t new_tokens = 0;
+  for (const auto& seq : batch) new_tokens += int64_t(seq.tokens.size());
+  check(new_tokens <= b.limits.max_tokens,
+        "forward: " + std::to_string(new_tokens) + " tokens exceed max_tokens " + std::to_string(b.limits.max_tokens));
+  // Pages this step takes, before anything changes.
+  size_t pages_needed = 0;
+  for (const auto& seq : batch) {
+    const int have = int(cache.pages[size_t(seq.slot)].size());
+    const int want = (cache.seq_len[size_t(seq.slot)] + int(seq.tokens.size()) + cache.page_size - 1) / cache.page_size;
+    pages_needed += size_t(std::max(0, want - have));
+  }
+  if (pages_needed > cache.free_pages.size()) unsupported("forward: the KV cache is out of pages");
   if (!all_new && !same_few)
     unsupported("forward: a step must be a prefill of new sequences or a decode of 1 to 8 tokens per sequence");
   const bool decode = !all_new;
@@ -179,7 +194,6 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
       b.h_table.push_back(p < int64_t(cache.pages[slot].size()) ? cache.pages[slot][size_t(p)] : 0);
   }
   const int64_t T = int64_t(b.h_ids.size());
-  check(T <= b.limits.max_tokens, "forward: " + std::to_string(T) + " tokens exceed max_tokens " + std::to_string(b.limits.max_tokens));
   upload(b.h_ids, b.ids);
   upload(b.h_positions, b.positions);
   upload(b.h_slots, b.slots);

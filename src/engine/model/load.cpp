@@ -42,11 +42,16 @@ Tensor vector_param(const Model& m, WeightSource& src, const std::string& name, 
 
 // A bias fused like its weight: [q | k | v] or [gate | up].
 Tensor fused_vector(const Model& m, WeightSource& src, const std::vector<std::pair<std::string, int64_t>>& parts, Init init) {
-  return fused_rows(m, src, parts, 1, init).reshape({[&] {
-    int64_t n = 0;
-    for (const auto& p : parts) n += p.second;
-    return n;
-  }()});
+  int64_t n = 0;
+  for (const auto& p : parts) n += p.second;
+  Tensor out = Tensor::empty({n}, m.dtype, m.device);
+  auto* base = static_cast<uint8_t*>(out.data());
+  int64_t at = 0;
+  for (const auto& [name, len] : parts) {
+    src.fill(name, {len}, init, Tensor::view(base + size_t(at) * dtype_size(m.dtype), {len}, m.dtype, m.device));
+    at += len;
+  }
+  return out;
 }
 
 void build_llama(Model& m, WeightSource& src) {
