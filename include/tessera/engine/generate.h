@@ -44,3 +44,11 @@ class StopStringMatcher {
 };
 
 }  // namespace tessera::engine
+
+namespace tessera::engine {
+
+// The ids that end generation: generation_config.json's eos_token_id (an id or a list) when `model_dir` has
+// one, else config.json's.
+std::vector<int> stop_token_ids(const std::string& model_dir, const ModelConfig& config);
+
+}  // namespace tessera::engine
