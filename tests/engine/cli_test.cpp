@@ -39,9 +39,10 @@ fs::path scratch() {
   return p;
 }
 
-RunResult run(const std::string& args, const fs::path& dir) {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = std::string(TESSERA_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null";
+RunResult run(const std::string& args, const fs::path& dir, const std::string& input = "") {
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt", in = dir / "stdin.txt";
+  std::ofstream(in) << input;
+  const std::string cmd = std::string(TESSERA_CLI_PATH) + " " + args + " > " + out.string() + " 2> " + err.string() + " < " + in.string();
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -150,6 +151,19 @@ TEST(Cli, StreamedTextIsTheDecodeOfTheIdsAndStopsAtAStopString) {
     const std::string shown = s.out.substr(0, s.out.rfind('\n', s.out.size() - 2));
     EXPECT_EQ(shown, body.substr(0, body.find(stop)));
   }
+  fs::remove_all(dir);
+}
+
+TEST(Cli, ChatAnswersEachLineInThePlainFormat) {
+  const fs::path dir = scratch();
+  const TinySpec spec = cli_spec();
+  write_tiny_model(dir / "model", spec, tiny_weights(spec, seed()));
+  std::ofstream(dir / "model" / "tokenizer.json") << tiny_tokenizer(spec.vocab);
+  const auto r = run("chat --model " + (dir / "model").string() + " --max-tokens 6 --temperature 0", dir, "ab\n\na b\n");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("plain format"), std::string::npos) << r.err;
+  // Two user lines (the empty one is skipped): two replies, each ended by a newline (a reply may hold more).
+  EXPECT_GE(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
   fs::remove_all(dir);
 }
 

@@ -11,10 +11,13 @@ namespace tessera::engine {
 namespace {
 // Writes `src` (any float dtype, any device, `dst`'s element count) into `dst`, converting on dst's device.
 void convert_into(const Tensor& src, const Tensor& dst) {
-  Tensor on_device = src.device() == dst.device() ? src : src.to(dst.device());
-  on_device = on_device.reshape(dst.shape());
-  if (on_device.dtype() == dst.dtype()) Tensor(dst).copy_from(on_device);  // writes dst's memory
-  else ops::cast(on_device, dst);
+  // Same dtype: one copy straight from the source (a mapped file, say) to dst's device.
+  if (src.dtype() == dst.dtype()) {
+    Tensor(dst).copy_from(src.reshape(dst.shape()));  // writes dst's memory
+    return;
+  }
+  const Tensor on_device = (src.device() == dst.device() ? src : src.to(dst.device())).reshape(dst.shape());
+  ops::cast(on_device, dst);
 }
 
 // splitmix64: a fast, well-mixed stream; the same (seed, name) always gives the same values.
