@@ -32,6 +32,9 @@ struct PagedKvCache {
 // Device buffers of one step, sized for RunLimits; views of their leading rows are taken per step.
 struct StepBuffers {
   RunLimits limits;
+  // The CUDA stream every op of a step is issued on (nullptr: the default stream). The step synchronises it
+  // before reading the logits back.
+  StreamHandle stream = nullptr;
   // Inputs (device): token ids, positions, cache slots (i64), cu_seqlens [B + 1], seq_lens [B], the row of
   // each sequence's last token, and the block table rows of the step's sequences.
   Tensor ids, positions, slots, cu_seqlens, seq_lens, last_rows, block_table;

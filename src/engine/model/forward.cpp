@@ -93,7 +93,7 @@ StepBuffers make_step_buffers(const Model& model, const RunLimits& limits) {
 void attention(const Model& model, const PagedKvCache& cache, const Step& s, int layer) {
   const ModelConfig& c = model.config;
   ops::KvCache kv = cache.layers[size_t(layer)];
-  ops::kv_cache_append(s.k, s.v, kv, s.slots);
+  ops::kv_cache_append(s.k, s.v, kv, s.slots, s.opt);
   ops::AttentionParams params;
   params.causal = true;
   if (c.sliding_window > 0) params.window_left = c.sliding_window - 1;  // a token sees itself and window - 1 before
@@ -104,10 +104,10 @@ void attention(const Model& model, const PagedKvCache& cache, const Step& s, int
     const Tensor q4 = Tensor::view(s.q.data(), {s.batch, per_seq, Hq, D}, s.q.dtype(), s.q.device(),
                                    {per_seq * s.q.stride(0), s.q.stride(0), s.q.stride(1), 1});
     const Tensor o4 = Tensor::view(s.attn.data(), {s.batch, per_seq, Hq, D}, s.attn.dtype(), s.attn.device());
-    ops::fmha_decode(q4, kv, s.seq_lens, o4, params);
+    ops::fmha_decode(q4, kv, s.seq_lens, o4, params, s.opt);
   } else {
     const Tensor o3 = Tensor::view(s.attn.data(), {s.tokens, Hq, D}, s.attn.dtype(), s.attn.device());
-    ops::fmha_varlen(s.q, s.k, s.v, s.cu_seqlens, s.cu_seqlens, o3, {}, params);
+    ops::fmha_varlen(s.q, s.k, s.v, s.cu_seqlens, s.cu_seqlens, o3, {}, params, s.opt);
   }
 }
 
@@ -118,13 +118,13 @@ void logits_of_last_tokens(const Model& model, const Step& s, StepBuffers& b) {
   Tensor last = s.x;
   if (!s.decode || s.tokens != s.batch) {
     last = rows_of(b.last_hidden, {s.batch, H});
-    ops::embedding(s.last_rows, s.x, last);
+    ops::embedding(s.last_rows, s.x, last, s.opt);
   }
   const Tensor normed = rows_of(b.last_normed, {s.batch, H});
-  if (model.config.arch == Arch::gpt2) ops::layer_norm(last, w.final_norm, w.final_norm_bias, normed, model.config.norm_eps);
-  else ops::rms_norm(last, w.final_norm, normed, model.config.norm_eps);
+  if (model.config.arch == Arch::gpt2) ops::layer_norm(last, w.final_norm, w.final_norm_bias, normed, model.config.norm_eps, s.opt);
+  else ops::rms_norm(last, w.final_norm, normed, model.config.norm_eps, s.opt);
   const Tensor logits = rows_of(b.logits, {s.batch, int64_t(model.config.vocab_size)});
-  ops::matmul(normed, w.lm_head.weight, logits, w.lm_head.layout, epilogue(w.lm_head.bias));
+  ops::matmul(normed, w.lm_head.weight, logits, w.lm_head.layout, epilogue(w.lm_head.bias), s.opt);
 }
 
 void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
@@ -207,6 +207,7 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   s.tokens = T;
   s.batch = B;
   s.decode = decode;
+  s.opt.stream = b.stream;
   s.ids = rows_of(b.ids, {T});
   s.positions = rows_of(b.positions, {T});
   s.slots = rows_of(b.slots, {T});
@@ -246,6 +247,8 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   if (c.arch == Arch::gpt2) gpt2_forward(model, cache, s);
   else llama_forward(model, cache, s);
   logits_of_last_tokens(model, s, b);
+  // copy_bytes runs on the default stream, which does not wait for a non-blocking stream by itself.
+  if (b.stream && model.device.is_cuda()) synchronize(model.device);
   copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(B) * size_t(c.vocab_size) * sizeof(float));
 }
 

@@ -24,18 +24,18 @@ void gpt2_forward(const Model& model, const PagedKvCache& cache, const Step& s) 
   const ops::Activation act = mlp_activation(c.hidden_act);
 
   // x = wte[ids] + wpe[positions]
-  ops::embedding(s.ids, w.token_embedding, s.x);
-  ops::embedding(s.positions, w.position_embedding, s.positional);
-  ops::add(s.x, s.positional, s.x);
+  ops::embedding(s.ids, w.token_embedding, s.x, s.opt);
+  ops::embedding(s.positions, w.position_embedding, s.positional, s.opt);
+  ops::add(s.x, s.positional, s.x, s.opt);
   for (int l = 0; l < c.num_layers; ++l) {
     const LayerWeights& L = w.layers[size_t(l)];
-    ops::layer_norm(s.x, L.attn_norm, L.attn_norm_bias, s.xn, eps);
-    ops::matmul(s.xn, L.qkv.weight, s.qkv, L.qkv.layout, epilogue(L.qkv.bias));
+    ops::layer_norm(s.x, L.attn_norm, L.attn_norm_bias, s.xn, eps, s.opt);
+    ops::matmul(s.xn, L.qkv.weight, s.qkv, L.qkv.layout, epilogue(L.qkv.bias), s.opt);
     attention(model, cache, s, l);
-    ops::matmul(s.attn, L.o.weight, s.x, L.o.layout, epilogue_plus(L.o.bias, s.x));
-    ops::layer_norm(s.x, L.mlp_norm, L.mlp_norm_bias, s.xn, eps);
-    ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, L.gate_up.layout, epilogue(L.gate_up.bias, act));
-    ops::matmul(s.mlp_in, L.down.weight, s.x, L.down.layout, epilogue_plus(L.down.bias, s.x));
+    ops::matmul(s.attn, L.o.weight, s.x, L.o.layout, epilogue_plus(L.o.bias, s.x), s.opt);
+    ops::layer_norm(s.x, L.mlp_norm, L.mlp_norm_bias, s.xn, eps, s.opt);
+    ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, L.gate_up.layout, epilogue(L.gate_up.bias, act), s.opt);
+    ops::matmul(s.mlp_in, L.down.weight, s.x, L.down.layout, epilogue_plus(L.down.bias, s.x), s.opt);
   }
 }
 

@@ -16,11 +16,11 @@ void llama_forward(const Model& model, const PagedKvCache& cache, const Step& s)
   const float eps = c.norm_eps;
   const int64_t D = c.head_dim;
 
-  ops::embedding(s.ids, w.token_embedding, s.x);
+  ops::embedding(s.ids, w.token_embedding, s.x, s.opt);
   for (int l = 0; l < c.num_layers; ++l) {
     const LayerWeights& L = w.layers[size_t(l)];
     // Attention block: x += o_proj(attention(rope(q), rope(k), v)) of rms_norm(x).
-    ops::rms_norm(s.x, L.attn_norm, s.xn, eps);
+    ops::rms_norm(s.x, L.attn_norm, s.xn, eps, s.opt);
     if (c.qk_norm) {
       // Separate q, k, v outputs (row blocks of the fused weight), then RMSNorm over each head's D features.
       const int64_t q_out = s.q2.size(1), kv_out = s.k2.size(1), H = c.hidden_size;
@@ -36,25 +36,25 @@ void llama_forward(const Model& model, const PagedKvCache& cache, const Step& s)
         bk = Tensor::view(b + size_t(q_out) * elem, {kv_out}, model.dtype, model.device);
         bv = Tensor::view(b + size_t(q_out + kv_out) * elem, {kv_out}, model.dtype, model.device);
       }
-      ops::matmul(s.xn, wq_rows, s.q2, ops::BLayout::nk, epilogue(bq));
-      ops::matmul(s.xn, wk, s.k2, ops::BLayout::nk, epilogue(bk));
-      ops::matmul(s.xn, wv, s.v2, ops::BLayout::nk, epilogue(bv));
+      ops::matmul(s.xn, wq_rows, s.q2, ops::BLayout::nk, epilogue(bq), s.opt);
+      ops::matmul(s.xn, wk, s.k2, ops::BLayout::nk, epilogue(bk), s.opt);
+      ops::matmul(s.xn, wv, s.v2, ops::BLayout::nk, epilogue(bv), s.opt);
       const Tensor q_heads = s.q2.reshape({s.tokens * c.num_heads, D});
       const Tensor k_heads = s.k2.reshape({s.tokens * c.num_kv_heads, D});
-      ops::rms_norm(q_heads, L.q_norm, q_heads, eps);
-      ops::rms_norm(k_heads, L.k_norm, k_heads, eps);
+      ops::rms_norm(q_heads, L.q_norm, q_heads, eps, s.opt);
+      ops::rms_norm(k_heads, L.k_norm, k_heads, eps, s.opt);
     } else {
-      ops::matmul(s.xn, L.qkv.weight, s.qkv, ops::BLayout::nk, epilogue(L.qkv.bias));
+      ops::matmul(s.xn, L.qkv.weight, s.qkv, ops::BLayout::nk, epilogue(L.qkv.bias), s.opt);
     }
-    ops::rope(s.q, s.positions, w.rope_inv_freq, s.q, ops::RopeLayout::neox, model.rotary_dim());
-    ops::rope(s.k, s.positions, w.rope_inv_freq, s.k, ops::RopeLayout::neox, model.rotary_dim());
+    ops::rope(s.q, s.positions, w.rope_inv_freq, s.q, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
+    ops::rope(s.k, s.positions, w.rope_inv_freq, s.k, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
     attention(model, cache, s, l);
-    ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x));
+    ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x), s.opt);
     // MLP block: x += down(silu(gate) * up) of rms_norm(x).
-    ops::rms_norm(s.x, L.mlp_norm, s.xn, eps);
-    ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, ops::BLayout::nk, epilogue(L.gate_up.bias));
-    ops::silu_and_mul(s.mlp_in, s.mlp_act);
-    ops::matmul(s.mlp_act, L.down.weight, s.x, ops::BLayout::nk, epilogue_plus(L.down.bias, s.x));
+    ops::rms_norm(s.x, L.mlp_norm, s.xn, eps, s.opt);
+    ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, ops::BLayout::nk, epilogue(L.gate_up.bias), s.opt);
+    ops::silu_and_mul(s.mlp_in, s.mlp_act, s.opt);
+    ops::matmul(s.mlp_act, L.down.weight, s.x, ops::BLayout::nk, epilogue_plus(L.down.bias, s.x), s.opt);
   }
 }
 

@@ -17,6 +17,7 @@ struct Step {
   Tensor attn;                // [T, Hq * D]
   Tensor mlp_in, mlp_act;     // [T, 2I] (or [T, I] for GPT-2) and [T, I]
   Tensor positional;          // [T, hidden], GPT-2's position embeddings
+  ops::Options opt;           // every op of the step runs on one stream (StepBuffers::stream)
 };
 
 // Matmul epilogues of a linear layer: its bias, and optionally an activation or a residual added last.
