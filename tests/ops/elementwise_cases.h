@@ -54,6 +54,19 @@ inline void check_cast(Device dev, dispatch::Backend backend, DType from, DType 
   }
 }
 
+inline void check_transpose(Device dev, dispatch::Backend backend, DType dt, int64_t rows, int64_t cols) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + " [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
+  Tensor x = random_tensor({rows, cols}, dt, dev, -4, 4);
+  Tensor y = poisoned({cols, rows}, dt, dev), y_ref = poisoned({cols, rows}, dt, dev);
+  ops::transpose(x, y, {backend});
+  ops::transpose(x, y_ref, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_equal(y, y_ref));
+  // Independently of the reference: y[c, r] == x[r, c].
+  const auto xv = floats(x), yv = floats(y);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) ASSERT_EQ(yv[size_t(c * rows + r)], xv[size_t(r * cols + c)]) << r << ", " << c;
+}
+
 template <class F>
 void expect_elementwise_error(F f, const char* needle) {
   try {
@@ -77,6 +90,9 @@ inline void check_elementwise_bad_input(Device dev, dispatch::Backend backend) {
   expect_elementwise_error([&] { ops::cast(random_ints({4, 16}, DType::i32, 0, 5, dev), h, o); }, "dtype must be");
   expect_elementwise_error([&] { ops::cast(a, Tensor::view(nullptr, {4, 16}, DType::bf16, dev), o); }, "null");
   expect_elementwise_error([&] { ops::cast(a, Tensor::view(a.data(), {4, 16}, DType::bf16, dev), o); }, "in place");
+  expect_elementwise_error([&] { ops::transpose(a, poisoned({4, 16}, DType::f32, dev), o); }, "expected shape");
+  expect_elementwise_error([&] { ops::transpose(a, poisoned({16, 4}, DType::bf16, dev), o); }, "dtype");
+  expect_elementwise_error([&] { ops::transpose(random_tensor({2, 4, 4}, DType::f32, dev), poisoned({4, 8}, DType::f32, dev), o); }, "matrix");
   if (dev.is_cuda()) {
     expect_elementwise_error([&] { ops::add(a.to(Device::cpu()), b, y, o); }, "devices differ");
     expect_elementwise_error([&] { ops::cast(a.to(Device::cpu()), h, o); }, "devices differ");
@@ -98,6 +114,11 @@ inline void check_elementwise_bad_input(Device dev, dispatch::Backend backend) {
     for (DType from : kFloatDTypes)                                                                \
       for (DType to : kFloatDTypes)                                                                \
         for (const auto& s : kElementwiseShapes) check_cast(DEVICE, BACKEND, from, to, s);         \
+  }                                                                                                \
+  TEST_F(Fixture, TransposeMatchesReference) {                                                     \
+    for (DType dt : kFloatDTypes)                                                                  \
+      for (auto [r, c] : {std::pair<int64_t, int64_t>{1, 1}, {1, 37}, {37, 1}, {32, 32}, {33, 65}, {100, 7}, {0, 3}}) \
+        check_transpose(DEVICE, BACKEND, dt, r, c);                                                \
   }                                                                                                \
   TEST_F(Fixture, BadInputIsAnErrorAndWritesNothing) { check_elementwise_bad_input(DEVICE, BACKEND); }
 

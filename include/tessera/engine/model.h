@@ -7,18 +7,15 @@
 #include <vector>
 
 #include "tessera/engine/config.h"
-#include "tessera/ops/matmul.h"
 #include "tessera/runtime/tensor.h"
 
 namespace tessera::engine {
 
-// A linear layer y = x W^T + b. Llama-family weights are [out, in] (nn.Linear, BLayout::nk); GPT-2's Conv1D
-// weights are [in, out] and are used as stored (BLayout::kn) rather than copied into a transpose.
+// A linear layer y = x W^T + b with W [out, in] (nn.Linear's layout, BLayout::nk). GPT-2's Conv1D weights,
+// stored [in, out], are transposed to it at load.
 struct Linear {
   Tensor weight;
   Tensor bias;  // [out], or undefined
-  ops::BLayout layout = ops::BLayout::nk;
-  int64_t out_features() const { return layout == ops::BLayout::nk ? weight.size(0) : weight.size(1); }
 };
 
 struct LayerWeights {

@@ -15,4 +15,8 @@ void add(const Tensor& a, const Tensor& b, const Tensor& y, const Options& optio
 // The engine converts checkpoint weights to the compute dtype with it, on the device they will live on.
 void cast(const Tensor& x, const Tensor& y, const Options& options = {});
 
+// y = x^T for a matrix x [rows, cols] and y [cols, rows] of one float dtype (a copy: exact). The engine lays
+// GPT-2's Conv1D weights ([in, out]) out as [out, in] with it, once at load.
+void transpose(const Tensor& x, const Tensor& y, const Options& options = {});
+
 }  // namespace tessera::ops

@@ -124,7 +124,7 @@ void logits_of_last_tokens(const Model& model, const Step& s, StepBuffers& b) {
   if (model.config.arch == Arch::gpt2) ops::layer_norm(last, w.final_norm, w.final_norm_bias, normed, model.config.norm_eps, s.opt);
   else ops::rms_norm(last, w.final_norm, normed, model.config.norm_eps, s.opt);
   const Tensor logits = rows_of(b.logits, {s.batch, int64_t(model.config.vocab_size)});
-  ops::matmul(normed, w.lm_head.weight, logits, w.lm_head.layout, epilogue(w.lm_head.bias), s.opt);
+  ops::matmul(normed, w.lm_head.weight, logits, ops::BLayout::nk, epilogue(w.lm_head.bias), s.opt);
 }
 
 void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {

@@ -1,5 +1,5 @@
 // GPT-2: learned position embeddings, pre-norm layers with LayerNorm, biases everywhere, a GELU (tanh) MLP.
-// Conv1D weights are [in, out] (BLayout::kn). Every line is one op call.
+// Conv1D weights were transposed to [out, in] at load. Every line is one op call.
 #include "engine/model/step.h"
 #include "tessera/ops/elementwise.h"
 #include "tessera/ops/embedding.h"
@@ -30,12 +30,12 @@ void gpt2_forward(const Model& model, const PagedKvCache& cache, const Step& s) 
   for (int l = 0; l < c.num_layers; ++l) {
     const LayerWeights& L = w.layers[size_t(l)];
     ops::layer_norm(s.x, L.attn_norm, L.attn_norm_bias, s.xn, eps, s.opt);
-    ops::matmul(s.xn, L.qkv.weight, s.qkv, L.qkv.layout, epilogue(L.qkv.bias), s.opt);
+    ops::matmul(s.xn, L.qkv.weight, s.qkv, ops::BLayout::nk, epilogue(L.qkv.bias), s.opt);
     attention(model, cache, s, l);
-    ops::matmul(s.attn, L.o.weight, s.x, L.o.layout, epilogue_plus(L.o.bias, s.x), s.opt);
+    ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x), s.opt);
     ops::layer_norm(s.x, L.mlp_norm, L.mlp_norm_bias, s.xn, eps, s.opt);
-    ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, L.gate_up.layout, epilogue(L.gate_up.bias, act), s.opt);
-    ops::matmul(s.mlp_in, L.down.weight, s.x, L.down.layout, epilogue_plus(L.down.bias, s.x), s.opt);
+    ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, ops::BLayout::nk, epilogue(L.gate_up.bias, act), s.opt);
+    ops::matmul(s.mlp_in, L.down.weight, s.x, ops::BLayout::nk, epilogue_plus(L.down.bias, s.x), s.opt);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/model/weight_source.h"
+#include "tessera/ops/elementwise.h"
 #include "tessera/engine/model.h"
 
 namespace tessera::engine {
@@ -91,16 +92,18 @@ void build_llama(Model& m, WeightSource& src) {
   w.rope_inv_freq = Tensor::view(const_cast<float*>(inv_freq.data()), {int64_t(inv_freq.size())}, DType::f32).to(m.device);
 }
 
-// GPT-2: Conv1D weights are stored [in, out] and used as BLayout::kn; c_attn is already q/k/v fused.
+// GPT-2: Conv1D weights are stored [in, out]; each is transposed once here to [out, in], so every matmul of
+// the forward uses the same [N, K] layout. c_attn is already q/k/v fused.
 void build_gpt2(Model& m, WeightSource& src) {
   const ModelConfig& c = m.config;
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   const std::string root = src.has("transformer.wte.weight") ? "transformer." : "";
   Weights& w = m.weights;
   auto conv1d = [&](const std::string& name, int64_t in, int64_t out) {
+    const Tensor stored = fused_rows(m, src, {{name + ".weight", in}}, out, matrix_init(in));
     Linear lin;
-    lin.layout = ops::BLayout::kn;
-    lin.weight = fused_rows(m, src, {{name + ".weight", in}}, out, matrix_init(in));
+    lin.weight = Tensor::empty({out, in}, m.dtype, m.device);
+    ops::transpose(stored, lin.weight);
     lin.bias = vector_param(m, src, name + ".bias", out, kBiasInit);
     return lin;
   };

@@ -14,9 +14,14 @@ struct CastArgs {
   Tensor x, y;  // same shape, any float dtypes
 };
 
-#define TESSERA_ELEMENTWISE_BACKEND_DECLS                      \
-  void add(const AddArgs& args, const dispatch::Options& opt); \
-  void cast(const CastArgs& args, const dispatch::Options& opt);
+struct TransposeArgs {
+  Tensor x, y;  // [rows, cols] and [cols, rows], one dtype
+};
+
+#define TESSERA_ELEMENTWISE_BACKEND_DECLS                        \
+  void add(const AddArgs& args, const dispatch::Options& opt);   \
+  void cast(const CastArgs& args, const dispatch::Options& opt); \
+  void transpose(const TransposeArgs& args, const dispatch::Options& opt);
 namespace reference { TESSERA_ELEMENTWISE_BACKEND_DECLS }
 namespace tile_host { TESSERA_ELEMENTWISE_BACKEND_DECLS }
 namespace tile_cuda { TESSERA_ELEMENTWISE_BACKEND_DECLS }

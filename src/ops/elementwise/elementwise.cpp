@@ -28,6 +28,11 @@ dispatch::Op<CastArgs>& cast_op() {
       register_op<CastArgs>("cast", &reference::cast, &tile_host::cast, TESSERA_CUDA_FN(tile_cuda::cast));
   return op;
 }
+dispatch::Op<TransposeArgs>& transpose_op() {
+  static dispatch::Op<TransposeArgs>& op = register_op<TransposeArgs>("transpose", &reference::transpose, &tile_host::transpose,
+                                                                      TESSERA_CUDA_FN(tile_cuda::transpose));
+  return op;
+}
 }  // namespace
 
 void add(const Tensor& a, const Tensor& b, const Tensor& y, const Options& options) {
@@ -57,11 +62,25 @@ void cast(const Tensor& x, const Tensor& y, const Options& options) {
   cast_op()({x, y}, y.device(), options);
 }
 
+void transpose(const Tensor& x, const Tensor& y, const Options& options) {
+  const Checker c{"transpose"};
+  check_rows(c, x, "x");
+  check_rows(c, y, "y");
+  c.require(x.ndim() == 2, "x is " + x.str() + "; expected a matrix [rows, cols]");
+  c.same_dtype(x, "x", y, "y");
+  c.same_device(x, "x", y, "y");
+  c.shape_is(y, "y", {x.size(1), x.size(0)});
+  c.require(x.data() != y.data() || y.numel() == 0, "x and y share memory; transpose cannot run in place");
+  if (y.numel() == 0) return;
+  transpose_op()({x, y}, y.device(), options);
+}
+
 }  // namespace tessera::ops
 
 namespace tessera::ops {
 void register_elementwise_ops() {
   add_op();
   cast_op();
+  transpose_op();
 }
 }  // namespace tessera::ops

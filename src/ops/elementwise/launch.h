@@ -6,6 +6,7 @@
 #include "ops/elementwise/add.tile.h"
 #include "ops/elementwise/args.h"
 #include "ops/elementwise/cast.tile.h"
+#include "ops/elementwise/transpose.tile.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
@@ -51,6 +52,21 @@ void cast(const CastArgs& a, const dispatch::Options& opt) {
       const auto grid = map_grid(p.y.extent[0], p.y.extent[1], p.col_blocks);
       tile::active::launch<K>(grid, p, opt.stream);
     });
+  });
+}
+
+// 32 x 32 tiles, 256 threads: four elements per thread.
+void transpose(const TransposeArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    constexpr int kTile = 32;
+    using K = kernels::Transpose<T, kTile, 256>;
+    typename K::Params p{};
+    p.x = as_rows<const T>(a.x);
+    p.y = as_rows<T>(a.y);
+    p.col_blocks = (p.x.extent[1] + kTile - 1) / kTile;
+    const tile::Grid grid{(p.x.extent[0] + kTile - 1) / kTile * p.col_blocks};
+    tile::active::launch<K>(grid, p, opt.stream);
   });
 }
 

@@ -23,6 +23,14 @@ void add_elementwise_self_checks(std::vector<SelfCheck>& out) {
                    cast(x, y_ref, {dispatch::Backend::reference});
                    return compare(y, y_ref, 0);
                  }});
+  out.push_back({"transpose", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   Tensor x = random(gen, {333, 1000}, dt, dev, -5, 5);
+                   Tensor y = poisoned({1000, 333}, dt, dev), y_ref = poisoned({1000, 333}, dt, dev);
+                   transpose(x, y, {b});
+                   transpose(x, y_ref, {dispatch::Backend::reference});
+                   return compare(y, y_ref, 0);
+                 }});
 }
 
 }  // namespace tessera::ops
