@@ -86,14 +86,12 @@ void run_chat(const ChatArgs& a) {
     engine::generate(model, {prompt}, opt, [&](int, int token, std::span<const float>) {
       const std::string piece = stops.put(decoder.put(token));
       reply += piece;
-      std::fputs(piece.c_str(), stdout);
-      std::fflush(stdout);
+      write_text(piece);
       return !stops.stopped();
     });
     const std::string rest = stops.put(decoder.flush()) + stops.flush();
     reply += rest;
-    std::printf("%s\n", rest.c_str());
-    std::fflush(stdout);
+    write_text(rest + "\n");
     msgs.push_back({"assistant", reply});
   }
 }

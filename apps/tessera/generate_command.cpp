@@ -58,16 +58,14 @@ void run_generate(const GenerateArgs& a) {
     if (generated++ == 0) first_token_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (dump.is_open()) dump.write(reinterpret_cast<const char*>(logits.data()), std::streamsize(logits.size() * sizeof(float)));
     if (decoder) {
-      std::fputs(stops.put(decoder->put(token)).c_str(), stdout);
-      std::fflush(stdout);
+      write_text(stops.put(decoder->put(token)));
     }
     return !stops.stopped();
   });
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (decoder) {
-    std::fputs(stops.put(decoder->flush()).c_str(), stdout);
-    std::fputs(stops.flush().c_str(), stdout);
-    std::fputs("\n", stdout);
+    write_text(stops.put(decoder->flush()));
+    write_text(stops.flush() + "\n");
   }
   if (a.print_ids || !decoder) {
     std::string line;

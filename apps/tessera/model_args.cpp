@@ -53,6 +53,11 @@ std::optional<engine::Tokenizer> open_tokenizer(const ModelArgs& a) {
   return engine::Tokenizer::load(path.string());
 }
 
+void write_text(const std::string& text) {
+  if (!text.empty()) std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
 std::vector<int> parse_id_list(const std::string& text, const std::string& flag) {
   std::vector<int> ids;
   size_t at = 0;

@@ -29,6 +29,9 @@ engine::Model open_model(const ModelArgs& args);
 // The tokenizer, when the model directory has a tokenizer.json.
 std::optional<engine::Tokenizer> open_tokenizer(const ModelArgs& args);
 
+// Writes generated text to stdout as bytes (it may hold NUL) and flushes, so the text streams.
+void write_text(const std::string& text);
+
 // "1,2,3" -> {1, 2, 3}; names the flag in errors.
 std::vector<int> parse_id_list(const std::string& text, const std::string& flag);
 
