@@ -4,3 +4,4 @@
 #include "tessera/tile/cuda/math.h"
 #include "tessera/tile/cuda/reduce.h"
 #include "tessera/tile/cuda/tile.h"
+#include "tessera/tile/cuda/gather.h"

@@ -4,3 +4,4 @@
 #include "tessera/tile/host/math.h"
 #include "tessera/tile/host/reduce.h"
 #include "tessera/tile/host/tile.h"
+#include "tessera/tile/host/gather.h"

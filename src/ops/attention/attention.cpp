@@ -14,23 +14,51 @@ namespace tessera::ops {
 namespace {
 const std::initializer_list<DType> kFloatTypes = {DType::f32, DType::f16, DType::bf16};
 
+// What the tile kernels cannot run (the call then falls back to the reference): head dims past the largest
+// compiled pair, and sizes whose positions or slots would not fit the kernels' 32-bit index tiles.
+dispatch::Refusal head_dims_refusal(int64_t dqk, int64_t dv) {
+  if (dqk > 256 || dv > 256)
+    return "no tile kernel for head dims " + std::to_string(dqk) + " / " + std::to_string(dv) + " (at most 256)";
+  return std::nullopt;
+}
+dispatch::Refusal index_refusal(int64_t largest, const char* what) {
+  if (largest >= (int64_t(1) << 31) - 128) return std::string(what) + " exceed the kernels' 32-bit indices";
+  return std::nullopt;
+}
+
 dispatch::Op<FmhaArgs>& fmha_op() {
-  static dispatch::Op<FmhaArgs>& op = register_op<FmhaArgs>("fmha", &reference::fmha, nullptr, nullptr);
+  static dispatch::Op<FmhaArgs>& op = register_op<FmhaArgs>(
+      "fmha", &reference::fmha, &tile_host::fmha, TESSERA_CUDA_FN(tile_cuda::fmha), [](const FmhaArgs& a) {
+        if (auto r = head_dims_refusal(a.q.size(3), a.v.size(3))) return r;
+        return index_refusal(std::max(a.q.size(2), a.k.size(2)), "sequence lengths");
+      });
   return op;
 }
 dispatch::Op<FmhaVarlenArgs>& fmha_varlen_op() {
-  static dispatch::Op<FmhaVarlenArgs>& op =
-      register_op<FmhaVarlenArgs>("fmha_varlen", &reference::fmha_varlen, nullptr, nullptr);
+  static dispatch::Op<FmhaVarlenArgs>& op = register_op<FmhaVarlenArgs>(
+      "fmha_varlen", &reference::fmha_varlen, &tile_host::fmha_varlen, TESSERA_CUDA_FN(tile_cuda::fmha_varlen),
+      [](const FmhaVarlenArgs& a) {
+        if (auto r = head_dims_refusal(a.q.size(2), a.v.size(2))) return r;
+        return index_refusal(std::max(a.q.size(0), a.k.size(0)), "token counts");
+      });
   return op;
 }
 dispatch::Op<FmhaDecodeArgs>& fmha_decode_op() {
-  static dispatch::Op<FmhaDecodeArgs>& op =
-      register_op<FmhaDecodeArgs>("fmha_decode", &reference::fmha_decode, nullptr, nullptr);
+  static dispatch::Op<FmhaDecodeArgs>& op = register_op<FmhaDecodeArgs>(
+      "fmha_decode", &reference::fmha_decode, &tile_host::fmha_decode, TESSERA_CUDA_FN(tile_cuda::fmha_decode),
+      [](const FmhaDecodeArgs& a) {
+        if (auto r = head_dims_refusal(a.q.size(3), a.cache.v_pages.size(3))) return r;
+        return index_refusal(a.cache.k_pages.size(0) * a.cache.k_pages.size(1), "cache slots");
+      });
   return op;
 }
 dispatch::Op<KvCacheAppendArgs>& kv_cache_append_op() {
-  static dispatch::Op<KvCacheAppendArgs>& op =
-      register_op<KvCacheAppendArgs>("kv_cache_append", &reference::kv_cache_append, nullptr, nullptr);
+  static dispatch::Op<KvCacheAppendArgs>& op = register_op<KvCacheAppendArgs>(
+      "kv_cache_append", &reference::kv_cache_append, &tile_host::kv_cache_append,
+      TESSERA_CUDA_FN(tile_cuda::kv_cache_append), [](const KvCacheAppendArgs& a) {
+        if (auto r = index_refusal(a.cache.k_pages.size(0) * a.cache.k_pages.size(1), "cache slots")) return r;
+        return index_refusal(a.k.size(0) * a.k.size(1), "token rows");
+      });
   return op;
 }
 
