@@ -117,6 +117,31 @@ TEST_P(EngineModel, BatchOfDifferentLengthsEqualsEachAlone) {
   fs::remove_all(dir);
 }
 
+TEST_P(EngineModel, DecodeOfSeveralTokensPerSequenceEqualsOneByOne) {
+  const TinySpec spec = GetParam();
+  const Model m = engine::random_model(engine::parse_config(tiny_config_json(spec)), {}, seed());
+  const std::vector<std::vector<int>> prompts = {random_ids(4, spec.vocab), random_ids(9, spec.vocab)};
+  const std::vector<std::vector<int>> chunks = {random_ids(3, spec.vocab), random_ids(3, spec.vocab)};
+  engine::RunLimits lim;
+  lim.max_batch = 2;
+  lim.max_tokens = 13;
+  lim.max_seq_len = 12;
+  lim.page_size = 4;
+  auto cache = engine::make_kv_cache(m, lim);
+  auto buf = engine::make_step_buffers(m, lim);
+  std::vector<engine::SequenceTokens> batch = {{0, prompts[0]}, {1, prompts[1]}};
+  engine::forward(m, cache, buf, batch);
+  batch = {{0, chunks[0]}, {1, chunks[1]}};  // a decode step of 3 tokens per sequence
+  engine::forward(m, cache, buf, batch);
+  for (int i = 0; i < 2; ++i) {
+    const auto alone = run_decode(m, prompts[size_t(i)], chunks[size_t(i)]);
+    std::vector<double> want(alone.back().begin(), alone.back().end());
+    EXPECT_TRUE(rows_close(row(buf, i, spec.vocab), want, 1e-5)) << spec.name << " sequence " << i;
+  }
+  EXPECT_EQ(cache.seq_len[0], 7);
+  EXPECT_EQ(cache.seq_len[1], 12);
+}
+
 TEST_P(EngineModel, Bf16ComputeStaysCloseToTheReference) {
   const TinySpec spec = GetParam();
   const auto w = tiny_weights(spec, seed());
