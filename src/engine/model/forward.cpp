@@ -127,8 +127,9 @@ void logits_of_last_tokens(const Model& model, const Step& s, StepBuffers& b) {
   ops::matmul(normed, w.lm_head.weight, logits, ops::BLayout::nk, epilogue(w.lm_head.bias), s.opt);
 }
 
-void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
-  const ModelConfig& c = model.config;
+namespace {
+// Checks a step before anything changes; returns whether it is a decode step (else a prefill).
+bool validate_step(const ModelConfig& c, const PagedKvCache& cache, const StepBuffers& b, std::span<const SequenceTokens> batch) {
   const int64_t B = int64_t(batch.size());
   check(B > 0, "forward: empty batch");
   check(B <= b.limits.max_batch, "forward: " + std::to_string(B) + " sequences exceed max_batch " + std::to_string(b.limits.max_batch));
@@ -166,9 +167,13 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   if (pages_needed > cache.free_pages.size()) unsupported("forward: the KV cache is out of pages");
   if (!all_new && !same_few)
     unsupported("forward: a step must be a prefill of new sequences or a decode of 1 to 8 tokens per sequence");
-  const bool decode = !all_new;
+  return !all_new;
 
-  // Host bookkeeping: ids, positions, cache slots (taking pages as sequences grow), cu_seqlens, block table.
+}
+
+// Host bookkeeping of a step: ids, positions, cache slots (taking pages as sequences grow), cu_seqlens,
+// sequence lengths, last rows and block table, staged in b.h_* .
+void plan_step(PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
   b.h_ids.clear(); b.h_positions.clear(); b.h_slots.clear(); b.h_cu.clear(); b.h_lens.clear(); b.h_last.clear(); b.h_table.clear();
   b.h_cu.push_back(0);
   const int64_t table_width = b.block_table.size(1);
@@ -193,7 +198,12 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
     for (int64_t p = 0; p < table_width; ++p)
       b.h_table.push_back(p < int64_t(cache.pages[slot].size()) ? cache.pages[slot][size_t(p)] : 0);
   }
-  const int64_t T = int64_t(b.h_ids.size());
+}
+
+// Uploads the staged inputs and returns this step's views of the step buffers.
+Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
+  const ModelConfig& c = model.config;
+  const int64_t T = int64_t(b.h_ids.size()), table_width = b.block_table.size(1);
   upload(b.h_ids, b.ids);
   upload(b.h_positions, b.positions);
   upload(b.h_slots, b.slots);
@@ -202,7 +212,6 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   upload(b.h_last, b.last_rows);
   upload(b.h_table, b.block_table);
 
-  // This step's views.
   Step s;
   s.tokens = T;
   s.batch = B;
@@ -244,12 +253,21 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   s.mlp_act = rows_of(b.mlp_act, {T, b.mlp_act.size(1)});
   if (b.positional.defined() && b.positional.numel() > 0) s.positional = rows_of(b.positional, {T, H});
 
-  if (c.arch == Arch::gpt2) gpt2_forward(model, cache, s);
+  return s;
+}
+
+}  // namespace
+
+void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
+  const bool decode = validate_step(model.config, cache, b, batch);
+  plan_step(cache, b, batch);
+  const Step s = step_views(model, b, int64_t(batch.size()), decode);
+  if (model.config.arch == Arch::gpt2) gpt2_forward(model, cache, s);
   else llama_forward(model, cache, s);
   logits_of_last_tokens(model, s, b);
   // copy_bytes runs on the default stream, which does not wait for a non-blocking stream by itself.
   if (b.stream && model.device.is_cuda()) synchronize(model.device);
-  copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(B) * size_t(c.vocab_size) * sizeof(float));
+  copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(s.batch) * size_t(model.config.vocab_size) * sizeof(float));
 }
 
 }  // namespace tessera::engine
