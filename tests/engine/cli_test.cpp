@@ -31,13 +31,17 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-fs::path scratch() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path p = fs::temp_directory_path() / ("tessera_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+// A fresh directory for one test, removed when the test ends (also when it fails or is skipped).
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = fs::temp_directory_path() / ("tessera_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() { fs::remove_all(path); }
+};
 
 RunResult run(const std::string& args, const fs::path& dir, const std::string& input = "") {
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt", in = dir / "stdin.txt";
@@ -97,7 +101,8 @@ std::vector<int> parse_ids(const std::string& line) {
 }
 
 TEST(Cli, GenerateGreedyIdsAndDumpedLogitsMatchTheReference) {
-  const fs::path dir = scratch();
+  const ScratchDir scratch;
+  const fs::path& dir = scratch.path;
   const TinySpec spec = cli_spec();
   const auto w = tiny_weights(spec, seed());
   write_tiny_model(dir / "model", spec, w);
@@ -121,11 +126,11 @@ TEST(Cli, GenerateGreedyIdsAndDumpedLogitsMatchTheReference) {
     EXPECT_EQ(ids[size_t(row)], int(std::max_element(got.begin(), got.end()) - got.begin())) << "row " << row;
     seq.push_back(ids[size_t(row)]);
   }
-  fs::remove_all(dir);
 }
 
 TEST(Cli, StreamedTextIsTheDecodeOfTheIdsAndStopsAtAStopString) {
-  const fs::path dir = scratch();
+  const ScratchDir scratch;
+  const fs::path& dir = scratch.path;
   const TinySpec spec = cli_spec();
   write_tiny_model(dir / "model", spec, tiny_weights(spec, seed()));
   std::ofstream(dir / "model" / "tokenizer.json") << tiny_tokenizer(spec.vocab);
@@ -153,11 +158,11 @@ TEST(Cli, StreamedTextIsTheDecodeOfTheIdsAndStopsAtAStopString) {
   ASSERT_EQ(s.rc, 0) << s.err;
   const std::string shown = s.out.substr(0, s.out.rfind('\n', s.out.size() - 2));
   EXPECT_EQ(shown, body.substr(0, body.find(stop)));
-  fs::remove_all(dir);
 }
 
 TEST(Cli, ChatAnswersEachLineInThePlainFormat) {
-  const fs::path dir = scratch();
+  const ScratchDir scratch;
+  const fs::path& dir = scratch.path;
   const TinySpec spec = cli_spec();
   write_tiny_model(dir / "model", spec, tiny_weights(spec, seed()));
   std::ofstream(dir / "model" / "tokenizer.json") << tiny_tokenizer(spec.vocab);
@@ -166,22 +171,22 @@ TEST(Cli, ChatAnswersEachLineInThePlainFormat) {
   EXPECT_NE(r.err.find("plain format"), std::string::npos) << r.err;
   // Two user lines (the empty one is skipped): two replies, each ended by a newline (a reply may hold more).
   EXPECT_GE(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
-  fs::remove_all(dir);
 }
 
 TEST(Cli, BenchModelWithRandomWeights) {
-  const fs::path dir = scratch();
+  const ScratchDir scratch;
+  const fs::path& dir = scratch.path;
   std::ofstream(dir / "config.json") << tiny_config_json(tiny_specs()[3]);  // Qwen3: q/k norms
   const auto r = run("bench-model --model " + dir.string() + " --random-weights --prompt-len 9 --batch 1,3 --decode-steps 4", dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("decode_tok/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n3 "), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("decode step 4/4"), std::string::npos) << r.err;
-  fs::remove_all(dir);
 }
 
 TEST(Cli, ErrorsExitWithCode2AndSayWhatIsWrong) {
-  const fs::path dir = scratch();
+  const ScratchDir scratch;
+  const fs::path& dir = scratch.path;
   const TinySpec spec = cli_spec();
   const auto w = tiny_weights(spec, seed());
   write_tiny_model(dir / "model", spec, w);
@@ -219,7 +224,6 @@ TEST(Cli, ErrorsExitWithCode2AndSayWhatIsWrong) {
     EXPECT_EQ(r.rc, 2) << args << "\n" << r.err;
     EXPECT_NE((r.err + r.out).find(needle), std::string::npos) << args << "\nstderr: " << r.err;
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -19,12 +19,16 @@ namespace {
 namespace fs = std::filesystem;
 using engine::Model;
 
-fs::path temp_dir(const std::string& tag) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path p = fs::temp_directory_path() / ("tessera_model_" + std::string(info->name()) + "_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  return p;
-}
+// A directory for one test's checkpoint, removed when the test ends (also when it fails).
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = fs::temp_directory_path() / ("tessera_model_" + std::string(info->name()) + "_" + tag + "_" + std::to_string(::getpid()));
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
 
 std::vector<int> random_ids(int n, int vocab) {
   std::uniform_int_distribution<int> d(0, vocab - 1);
@@ -38,7 +42,8 @@ class EngineModel : public ::testing::TestWithParam<TinySpec> {};
 TEST_P(EngineModel, PrefillAndDecodeMatchTheFp64Reference) {
   const TinySpec spec = GetParam();
   const auto w = tiny_weights(spec, seed());
-  const fs::path dir = temp_dir(spec.name);
+  const TempDir temp(spec.name);
+  const fs::path& dir = temp.path;
   write_tiny_model(dir, spec, w);
   const Model m = engine::load_model(dir.string());
   EXPECT_EQ(m.dtype, DType::f32);
@@ -50,17 +55,11 @@ TEST_P(EngineModel, PrefillAndDecodeMatchTheFp64Reference) {
   ASSERT_EQ(got.size(), extra.size() + 1);
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_TRUE(rows_close(got[i], want[prompt.size() - 1 + i], 2e-4)) << spec.name << " step " << i;
-  fs::remove_all(dir);
 }
 
 TEST_P(EngineModel, DecodeEqualsFullRecompute) {
   const TinySpec spec = GetParam();
-  const Model m = engine::random_model(engine::load_config([&] {
-    const fs::path dir = temp_dir(spec.name);
-    fs::create_directories(dir);
-    std::ofstream(dir / "config.json") << tiny_config_json(spec);
-    return dir.string();
-  }()), {}, seed());
+  const Model m = engine::random_model(engine::parse_config(tiny_config_json(spec)), {}, seed());
   const std::vector<int> prompt = random_ids(6, spec.vocab), extra = random_ids(6, spec.vocab);
   const auto decoded = run_decode(m, prompt, extra, 3);
   // The same tokens prefilled whole, one prefix at a time.
@@ -76,7 +75,8 @@ TEST_P(EngineModel, DecodeEqualsFullRecompute) {
 TEST_P(EngineModel, BatchOfDifferentLengthsEqualsEachAlone) {
   const TinySpec spec = GetParam();
   const auto w = tiny_weights(spec, seed());
-  const fs::path dir = temp_dir(spec.name);
+  const TempDir temp(spec.name);
+  const fs::path& dir = temp.path;
   write_tiny_model(dir, spec, w);
   const Model m = engine::load_model(dir.string());
   const std::vector<std::vector<int>> prompts = {random_ids(5, spec.vocab), random_ids(1, spec.vocab), random_ids(11, spec.vocab)};
@@ -114,7 +114,6 @@ TEST_P(EngineModel, BatchOfDifferentLengthsEqualsEachAlone) {
   engine::forward(m, cache, buf, std::span(&again, 1));
   std::vector<double> want(got[1][0].begin(), got[1][0].end());
   EXPECT_TRUE(rows_close(row(buf, 0, spec.vocab), want, 1e-5));
-  fs::remove_all(dir);
 }
 
 TEST_P(EngineModel, DecodeOfSeveralTokensPerSequenceEqualsOneByOne) {
@@ -145,7 +144,8 @@ TEST_P(EngineModel, DecodeOfSeveralTokensPerSequenceEqualsOneByOne) {
 TEST_P(EngineModel, Bf16ComputeStaysCloseToTheReference) {
   const TinySpec spec = GetParam();
   const auto w = tiny_weights(spec, seed());
-  const fs::path dir = temp_dir(spec.name);
+  const TempDir temp(spec.name);
+  const fs::path& dir = temp.path;
   write_tiny_model(dir, spec, w);
   const Model m = engine::load_model(dir.string(), {Device::cpu(), DType::bf16});
   EXPECT_EQ(m.weights.token_embedding.dtype(), DType::bf16);
@@ -156,7 +156,6 @@ TEST_P(EngineModel, Bf16ComputeStaysCloseToTheReference) {
   const auto got = run_decode(m, prompt, extra);
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_TRUE(rows_close(got[i], want[prompt.size() - 1 + i], 0.08)) << spec.name << " step " << i;
-  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, EngineModel, ::testing::ValuesIn(tiny_specs()),
@@ -187,11 +186,11 @@ TEST(EngineModelLoad, ErrorsNameWhatIsWrong) {
   TinySpec spec = tiny_specs()[0];
   const auto w = tiny_weights(spec, seed());
   // A missing tensor is named.
-  fs::path dir = temp_dir("missing");
+  const TempDir temp("missing");
+  const fs::path& dir = temp.path;
   write_tiny_model(dir, spec, w, {"model.layers.1.mlp.up_proj.weight"});
   expect_error([&] { engine::load_model(dir.string()); }, "model.layers.1.mlp.up_proj.weight");
   // A tensor of the wrong shape: its name and both shapes.
-  fs::remove_all(dir);
   TinySpec wider = spec;
   wider.hidden = 40;
   write_tiny_model(dir, spec, tiny_weights(wider, 1));
@@ -202,7 +201,6 @@ TEST(EngineModelLoad, ErrorsNameWhatIsWrong) {
   expect_error([&] { engine::load_model(dir.string()); }, "config.json");
   std::ofstream(dir / "config.json") << R"({"model_type": "mamba", "architectures": ["MambaForCausalLM"]})";
   expect_error([&] { engine::load_model(dir.string()); }, "mamba");
-  fs::remove_all(dir);
 }
 
 TEST(EngineModelLoad, ForwardRejectsBadSteps) {
