@@ -3,6 +3,7 @@
 // the bf16 compute path, random weights, and load errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <unistd.h>
 
@@ -24,7 +25,9 @@ struct TempDir {
   fs::path path;
   explicit TempDir(const std::string& tag) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = fs::temp_directory_path() / ("tessera_model_" + std::string(info->name()) + "_" + tag + "_" + std::to_string(::getpid()));
+    std::string name = info->name();  // "Test/param" for parameterised tests
+    std::replace(name.begin(), name.end(), '/', '_');
+    path = fs::temp_directory_path() / ("tessera_model_" + name + "_" + tag + "_" + std::to_string(::getpid()));
     fs::remove_all(path);
   }
   ~TempDir() { fs::remove_all(path); }
