@@ -18,6 +18,7 @@ struct BenchArgs {
   std::string batches = "1,8,32";
   int decode_steps = 64;
   int page_size = 16;
+  bool cuda_graph = false;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -43,6 +44,7 @@ void run_bench(const BenchArgs& a) {
     lim.page_size = a.page_size;
     engine::PagedKvCache cache = engine::make_kv_cache(model, lim);
     engine::StepBuffers buffers = engine::make_step_buffers(model, lim);
+    if (a.cuda_graph) engine::enable_cuda_graphs(model, buffers);
     std::mt19937 gen(1234);
     std::uniform_int_distribution<int> pick(0, V - 1);
     std::vector<std::vector<int>> prompts(static_cast<size_t>(B), std::vector<int>(static_cast<size_t>(a.prompt_len)));
@@ -85,6 +87,7 @@ void add_bench_model_command(CLI::App& app) {
   cmd->add_option("--batch", a->batches, "batch sizes, comma-separated (default 1,8,32)");
   cmd->add_option("--decode-steps", a->decode_steps, "decode steps timed per batch size (default 64)");
   cmd->add_option("--page-size", a->page_size, "KV cache page size in tokens (default 16)");
+  cmd->add_flag("--cuda-graph", a->cuda_graph, "replay decode steps as CUDA graphs (--device cuda)");
   cmd->callback([a] { run_bench(*a); });
 }
 

@@ -14,7 +14,7 @@ namespace {
 struct GenerateArgs {
   ModelArgs model;
   std::string prompt, prompt_ids, dump_logits;
-  bool has_prompt = false, print_ids = false, ignore_eos = false;
+  bool has_prompt = false, print_ids = false, ignore_eos = false, cuda_graph = false;
   int max_tokens = 128;
   engine::SamplerConfig sampler;
   std::vector<std::string> stops;
@@ -47,6 +47,7 @@ void run_generate(const GenerateArgs& a) {
   engine::GenerateOptions opt;
   opt.max_tokens = a.max_tokens;
   opt.sampler = a.sampler;
+  opt.cuda_graphs = a.cuda_graph;
   if (!a.ignore_eos) opt.stop_ids = engine::stop_token_ids(a.model.model_dir, model.config);
   std::optional<engine::StreamDecoder> decoder;
   if (tok) decoder.emplace(*tok, true);
@@ -97,6 +98,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--stop", a->stops, "stop string (repeatable)");
   cmd->add_flag("--print-ids", a->print_ids, "print the generated ids as one comma-separated line at the end");
   cmd->add_flag("--ignore-eos", a->ignore_eos, "do not stop at end-of-sequence tokens");
+  cmd->add_flag("--cuda-graph", a->cuda_graph, "replay decode steps as CUDA graphs (--device cuda)");
   cmd->add_option("--dump-logits", a->dump_logits, "write each step's logits (float32, vocab per row) to FILE");
   cmd->callback([a] { run_generate(*a); });
 }

@@ -24,6 +24,7 @@ std::vector<std::vector<int>> generate(const Model& model, const std::vector<std
   limits.page_size = options.page_size;
   PagedKvCache cache = make_kv_cache(model, limits);
   StepBuffers buffers = make_step_buffers(model, limits);
+  if (options.cuda_graphs) enable_cuda_graphs(model, buffers);
 
   const int n = int(prompts.size());
   std::vector<std::vector<int>> out(static_cast<size_t>(n));

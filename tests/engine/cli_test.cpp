@@ -215,6 +215,7 @@ TEST(Cli, ErrorsExitWithCode2AndSayWhatIsWrong) {
       {"generate --prompt-ids 1", "--model"},
       {"chat" + m, "tokenizer.json"},
       {"bench-model" + m + " --batch 0", "--batch"},
+      {"generate" + m + " --prompt-ids 1 --cuda-graph", "CUDA graphs need a model on a CUDA device"},
       {"bench-model" + m + " --prompt-len 0", "--prompt-len"},
   };
   std::vector<std::pair<std::string, std::string>> all(std::begin(cases), std::end(cases));

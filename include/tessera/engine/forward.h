@@ -2,11 +2,14 @@
 // sequences' new tokens.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "tessera/engine/model.h"
 #include "tessera/ops/attention.h"
+#include "tessera/runtime/cuda_graph.h"
 
 namespace tessera::engine {
 
@@ -46,10 +49,26 @@ struct StepBuffers {
   // Host staging of the inputs (capacity reserved once).
   std::vector<int32_t> h_ids, h_positions, h_cu, h_lens, h_last, h_table;
   std::vector<int64_t> h_slots;
+  // Decode steps replayed as CUDA graphs (see enable_cuda_graphs): one graph per batch size, captured on the
+  // second decode step of that size (the first runs eagerly, so every op has sized its scratch buffers).
+  bool use_cuda_graphs = false;
+  std::shared_ptr<Stream> own_stream;
+  struct DecodeGraph {
+    int eager_runs = 0;
+    std::shared_ptr<CudaGraph> graph;
+  };
+  std::map<int64_t, DecodeGraph> decode_graphs;
 };
 
 PagedKvCache make_kv_cache(const Model& model, const RunLimits& limits);
 StepBuffers make_step_buffers(const Model& model, const RunLimits& limits);
+// Runs the steps on a stream of their own and replays decode steps of one token per sequence as CUDA graphs:
+// the layers, final norm and lm_head of a decode step are captured once per batch size and then launched as
+// one graph (the inputs live in the fixed step buffers, so a replay reads the new step's ids and positions).
+// CUDA models only (an unsupported error otherwise). If a capture fails, the steps fall back to eager launches
+// with a warning.
+void enable_cuda_graphs(const Model& model, StepBuffers& buffers);
+
 // Forgets sequence `slot`'s tokens and returns its pages.
 void reset_sequence(PagedKvCache& cache, int slot);
 

@@ -17,6 +17,7 @@ struct GenerateOptions {
   SamplerConfig sampler;          // each sequence samples with seed + its index in the batch
   std::vector<int> stop_ids;      // a sampled stop id ends its sequence (it is kept in the output ids)
   int page_size = 16;
+  bool cuda_graphs = false;       // replay decode steps as CUDA graphs (CUDA models; see enable_cuda_graphs)
 };
 
 // Called once per sampled token: sequence index, the token, and the logits row it was sampled from (row 0 is

@@ -1,6 +1,7 @@
 // The KV cache, the step buffers, and one forward step: host-side bookkeeping (pages, slots, positions),
 // uploads of the step's small inputs, then the architecture's layers, attention and logits as op calls.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "engine/model/step.h"
@@ -258,13 +259,56 @@ Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
 
 }  // namespace
 
+void enable_cuda_graphs(const Model& model, StepBuffers& b) {
+  if (!model.device.is_cuda()) unsupported("forward: CUDA graphs need a model on a CUDA device, not " + model.device.str());
+  if (!b.own_stream) b.own_stream = std::make_shared<Stream>(model.device);
+  b.stream = b.own_stream->handle();
+  b.use_cuda_graphs = true;
+}
+
+namespace {
+// The layers, final norm and lm_head of a step (everything after the embedding).
+void layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
+  if (model.config.arch == Arch::gpt2) gpt2_layers(model, cache, s);
+  else llama_layers(model, cache, s);
+  logits_of_last_tokens(model, s, b);
+}
+
+// A decode step's layers as a CUDA graph for its batch size: eager the first time, captured the second,
+// replayed from then on.
+void graphed_layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
+  StepBuffers::DecodeGraph& entry = b.decode_graphs[s.batch];
+  if (!entry.graph) {
+    if (entry.eager_runs++ == 0) {
+      layers_and_logits(model, cache, s, b);
+      return;
+    }
+    auto graph = std::make_shared<CudaGraph>();
+    try {
+      graph->begin_capture(b.stream);
+      layers_and_logits(model, cache, s, b);
+      graph->end_capture();
+    } catch (const Error& e) {
+      graph->abandon_capture();
+      b.use_cuda_graphs = false;
+      std::fprintf(stderr, "tessera: warning: capturing a decode step as a CUDA graph failed (%s); running eagerly\n", e.what());
+      layers_and_logits(model, cache, s, b);
+      return;
+    }
+    entry.graph = std::move(graph);
+  }
+  entry.graph->launch(b.stream);
+}
+}  // namespace
+
 void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
   const bool decode = validate_step(model.config, cache, b, batch);
   plan_step(cache, b, batch);
   const Step s = step_views(model, b, int64_t(batch.size()), decode);
-  if (model.config.arch == Arch::gpt2) gpt2_forward(model, cache, s);
-  else llama_forward(model, cache, s);
-  logits_of_last_tokens(model, s, b);
+  if (model.config.arch == Arch::gpt2) gpt2_embed(model, s);
+  else llama_embed(model, s);
+  if (b.use_cuda_graphs && s.decode && s.tokens == s.batch) graphed_layers_and_logits(model, cache, s, b);
+  else layers_and_logits(model, cache, s, b);
   // copy_bytes runs on the default stream, which does not wait for a non-blocking stream by itself.
   if (b.stream && model.device.is_cuda()) synchronize(model.device);
   copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(s.batch) * size_t(model.config.vocab_size) * sizeof(float));

@@ -17,16 +17,19 @@ ops::Activation mlp_activation(const std::string& act) {
 }
 }  // namespace
 
-void gpt2_forward(const Model& model, const PagedKvCache& cache, const Step& s) {
+// x = wte[ids] + wpe[positions]
+void gpt2_embed(const Model& model, const Step& s) {
+  ops::embedding(s.ids, model.weights.token_embedding, s.x, s.opt);
+  ops::embedding(s.positions, model.weights.position_embedding, s.positional, s.opt);
+  ops::add(s.x, s.positional, s.x, s.opt);
+}
+
+void gpt2_layers(const Model& model, const PagedKvCache& cache, const Step& s) {
   const ModelConfig& c = model.config;
   const Weights& w = model.weights;
   const float eps = c.norm_eps;
   const ops::Activation act = mlp_activation(c.hidden_act);
 
-  // x = wte[ids] + wpe[positions]
-  ops::embedding(s.ids, w.token_embedding, s.x, s.opt);
-  ops::embedding(s.positions, w.position_embedding, s.positional, s.opt);
-  ops::add(s.x, s.positional, s.x, s.opt);
   for (int l = 0; l < c.num_layers; ++l) {
     const LayerWeights& L = w.layers[size_t(l)];
     ops::layer_norm(s.x, L.attn_norm, L.attn_norm_bias, s.xn, eps, s.opt);

@@ -10,13 +10,16 @@
 
 namespace tessera::engine {
 
-void llama_forward(const Model& model, const PagedKvCache& cache, const Step& s) {
+void llama_embed(const Model& model, const Step& s) {
+  ops::embedding(s.ids, model.weights.token_embedding, s.x, s.opt);
+}
+
+void llama_layers(const Model& model, const PagedKvCache& cache, const Step& s) {
   const ModelConfig& c = model.config;
   const Weights& w = model.weights;
   const float eps = c.norm_eps;
   const int64_t D = c.head_dim;
 
-  ops::embedding(s.ids, w.token_embedding, s.x, s.opt);
   for (int l = 0; l < c.num_layers; ++l) {
     const LayerWeights& L = w.layers[size_t(l)];
     // Attention block: x += o_proj(attention(rope(q), rope(k), v)) of rms_norm(x).

@@ -38,8 +38,12 @@ void attention(const Model& model, const PagedKvCache& cache, const Step& step, 
 // Applies the final norm and the lm_head to each sequence's last token: buffers.logits [B, vocab].
 void logits_of_last_tokens(const Model& model, const Step& step, StepBuffers& buffers);
 
-// The per-architecture layer stacks: from token ids (step.ids) to the hidden state (step.x).
-void llama_forward(const Model& model, const PagedKvCache& cache, const Step& step);
-void gpt2_forward(const Model& model, const PagedKvCache& cache, const Step& step);
+// The per-architecture forwards, in two parts: the embedding (token ids -> step.x) and the layer stack
+// (step.x -> the final hidden state in step.x). Split so a decode step's layers can be replayed as a CUDA graph
+// (the embedding checks its ids, which reads back from the device).
+void llama_embed(const Model& model, const Step& step);
+void llama_layers(const Model& model, const PagedKvCache& cache, const Step& step);
+void gpt2_embed(const Model& model, const Step& step);
+void gpt2_layers(const Model& model, const PagedKvCache& cache, const Step& step);
 
 }  // namespace tessera::engine
