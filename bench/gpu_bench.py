@@ -5,6 +5,7 @@ exceeds L2. Bandwidth counts the bytes each op must move (inputs read once, outp
 measured device-to-device copy bandwidth.
 """
 import argparse
+import ctypes
 import datetime
 import json
 import math
@@ -205,8 +206,54 @@ def main():
         del sets
         torch.cuda.empty_cache()
 
+    # Attention forward (bf16) against torch SDPA, shapes of ANCHORS.md. FLOPs: 4 B H Sq Sk D, halved when causal.
+    attn_rows = []
+    for (b, h, s, d, causal) in [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
+                                 (4, 16, 4096, 256, False), (8, 16, 2048, 64, False), (16, 16, 1024, 128, True),
+                                 (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True)]:
+        q, k, v = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(3))
+        o = torch.empty_like(q)
+        sets = [(q, k, v, o)]
+        tt = bench(lambda q, k, v, o: ts.call("tessera_fmha", q, k, v, o, None, 0.0, int(causal), ctypes.c_int64(-1), 0.0),
+                   sets, warmup=1, reps=5)
+        tp = bench(lambda q, k, v, o: F.scaled_dot_product_attention(q, k, v, is_causal=causal), sets, warmup=2, reps=10)
+        flops = 4 * b * h * s * s * d / (2 if causal else 1)
+        r = dict(shape=f"{b},{h},{s},{d},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), sdpa_us=round(tp, 1),
+                 tessera_tflops=round(flops / tt / 1e6, 2), sdpa_tflops=round(flops / tp / 1e6, 1), ratio=round(tp / tt, 4))
+        attn_rows.append(r)
+        print(f"fmha {r['shape']:<26} tessera {tt:10.1f} us {r['tessera_tflops']:7.2f} TFLOP/s   SDPA {tp:9.1f} us "
+              f"{r['sdpa_tflops']:6.1f} TFLOP/s   ratio {r['ratio']:.4f}x")
+        del q, k, v, o, sets
+        torch.cuda.empty_cache()
+
+    # Decode attention: one query token, GQA 32 / 8 heads, D 128; tessera reads a paged cache (page 16, pages in
+    # order), SDPA contiguous [B, 8, S, 128] K and V. KV TB/s counts the K and V bytes read.
+    decode_rows = []
+    hq, hkv, d, page = 32, 8, 128, 16
+    for (b, s) in [(1, 4096), (1, 32768), (32, 4096), (64, 8192)]:
+        pages = b * s // page
+        kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
+        table = torch.arange(pages, dtype=torch.int32, device="cuda").reshape(b, s // page)
+        lens = torch.full((b,), s, dtype=torch.int32, device="cuda")
+        q = torch.randn(b, 1, hq, d, dtype=dt, device="cuda")
+        o = torch.empty_like(q)
+        tt = bench(lambda q, o: ts.call("tessera_fmha_decode", q, kp, vp, table, lens, o, 0.0, ctypes.c_int64(-1), 0.0),
+                   [(q, o)], warmup=3, reps=20)
+        del kp, vp
+        kt, vt = (torch.randn(b, hkv, s, d, dtype=dt, device="cuda") for _ in range(2))
+        qt = q.transpose(1, 2)
+        tp = bench(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), [(qt, kt, vt)], warmup=3, reps=20)
+        kv_bytes = 2 * b * s * hkv * d * 2
+        r = dict(shape=f"B {b}, S {s}", tessera_us=round(tt, 1), sdpa_us=round(tp, 1), tessera_kv_tbs=round(kv_bytes / tt / 1e6, 3),
+                 sdpa_kv_tbs=round(kv_bytes / tp / 1e6, 3), ratio=round(tp / tt, 4))
+        decode_rows.append(r)
+        print(f"fmha_decode {r['shape']:<16} tessera {tt:9.1f} us {r['tessera_kv_tbs']:6.3f} TB/s   SDPA {tp:8.1f} us "
+              f"{r['sdpa_kv_tbs']:6.3f} TB/s   ratio {r['ratio']:.4f}x")
+        del kt, vt, q, o, table, lens
+        torch.cuda.empty_cache()
+
     date = datetime.date.today().isoformat()
-    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows, matmul=mm_rows)
+    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows, matmul=mm_rows, attention=attn_rows, decode=decode_rows)
     with open(os.path.join(args.out, "ops_bench.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out, "ops_bench.md"), "w") as f:
@@ -225,6 +272,12 @@ def main():
         f.write("\n## Matmul, bf16, y = x @ w^T (first tile-mma version, no tensor cores)\n\n| M x N x K | tessera us | TFLOP/s | cuBLAS us | cuBLAS TFLOP/s | ratio |\n|---|---|---|---|---|---|\n")
         for r in mm_rows:
             f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cublas_us']} | {r['cublas_tflops']} | {r['ratio']}x |\n")
+        f.write("\n## Attention forward, bf16 (first tile version: shared-memory mma, no tensor cores)\n\n| B,H,S,D,mask | tessera us | TFLOP/s | SDPA us | SDPA TFLOP/s | ratio |\n|---|---|---|---|---|---|\n")
+        for r in attn_rows:
+            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['sdpa_us']} | {r['sdpa_tflops']} | {r['ratio']}x |\n")
+        f.write("\n## Decode attention, bf16, GQA 32/8, D 128 (tessera: paged cache, page 16)\n\n| B, S | tessera us | KV TB/s | SDPA us | SDPA KV TB/s | ratio |\n|---|---|---|---|---|---|\n")
+        for r in decode_rows:
+            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_kv_tbs']} | {r['sdpa_us']} | {r['sdpa_kv_tbs']} | {r['ratio']}x |\n")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,19 @@ tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, 
                               const tessera_tensor* bias, int32_t activation, float alpha,
                               const tessera_tensor* residual, const tessera_options* options);
 
+/* Attention (include/tessera/ops/attention.h). fmha: q [B, Hq, Sq, Dqk], k [B, Hkv, Sk, Dqk], v [B, Hkv, Sk, Dv],
+ * o [B, Hq, Sq, Dv]; lse [B, Hq, Sq] f32 or NULL. scale 0 = 1 / sqrt(Dqk); causal 0/1; window_left -1 = unlimited;
+ * softcap 0 = off. */
+tessera_status tessera_fmha(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v, const tessera_tensor* o,
+                            const tessera_tensor* lse, float scale, int32_t causal, int64_t window_left, float softcap,
+                            const tessera_options* options);
+/* fmha_decode: q [B, Sq, Hq, Dk]; k_pages [num_pages, page_size, Hkv, Dk], v_pages [num_pages, page_size, Hkv, Dv];
+ * block_table [B, max_pages] i32, or NULL for a contiguous cache [B, S_max, Hkv, D]; seq_lens [B] i32;
+ * o [B, Sq, Hq, Dv]. */
+tessera_status tessera_fmha_decode(const tessera_tensor* q, const tessera_tensor* k_pages, const tessera_tensor* v_pages,
+                                   const tessera_tensor* block_table, const tessera_tensor* seq_lens, const tessera_tensor* o,
+                                   float scale, int64_t window_left, float softcap, const tessera_options* options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,9 @@ void add_info_command(CLI::App& app);
 void add_ops_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
+void add_chat_command(CLI::App& app);
+void add_bench_model_command(CLI::App& app);
 
 // The exit code the command that ran asked for (0 unless it set one).
 int exit_code();

@@ -15,10 +15,14 @@ int main(int argc, char** argv) {
   tessera::cli::add_ops_command(app);
   tessera::cli::add_bench_command(app);
   tessera::cli::add_tune_command(app);
+  tessera::cli::add_generate_command(app);
+  tessera::cli::add_chat_command(app);
+  tessera::cli::add_bench_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Help and --version exit 0; a bad command line is a usage error, exit code 2 like every other error.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const tessera::Error& e) {
     std::fprintf(stderr, "tessera: error: %s\n", e.what());
     return 2;

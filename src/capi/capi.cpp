@@ -173,4 +173,27 @@ tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, 
   });
 }
 
+tessera_status tessera_fmha(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v, const tessera_tensor* o,
+                            const tessera_tensor* lse, float scale, int32_t causal, int64_t window_left, float softcap,
+                            const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "fmha";
+    if (causal != 0 && causal != 1) invalid_argument("fmha: causal must be 0 or 1, got " + std::to_string(causal));
+    ops::fmha(to_tensor(q, op, "q"), to_tensor(k, op, "k"), to_tensor(v, op, "v"), to_tensor(o, op, "o"),
+              lse ? to_tensor(lse, op, "lse") : Tensor(), {scale, causal == 1, window_left, softcap}, to_options(options));
+  });
+}
+
+tessera_status tessera_fmha_decode(const tessera_tensor* q, const tessera_tensor* k_pages, const tessera_tensor* v_pages,
+                                   const tessera_tensor* block_table, const tessera_tensor* seq_lens, const tessera_tensor* o,
+                                   float scale, int64_t window_left, float softcap, const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "fmha_decode";
+    const ops::KvCache cache{to_tensor(k_pages, op, "k_pages"), to_tensor(v_pages, op, "v_pages"),
+                             block_table ? to_tensor(block_table, op, "block_table") : Tensor()};
+    ops::fmha_decode(to_tensor(q, op, "q"), cache, to_tensor(seq_lens, op, "seq_lens"), to_tensor(o, op, "o"),
+                     {scale, true, window_left, softcap}, to_options(options));
+  });
+}
+
 }  // extern "C"

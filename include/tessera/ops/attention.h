@@ -1,6 +1,10 @@
 // Attention: fused prefill attention (fmha), decode attention over a paged or contiguous KV cache
 // (fmha_decode), and the KV-cache append that fills the pages.
 //
+// Index tensors (cu_q, cu_k, seq_lens, block_table, slots) are validated by the front-end when they live on the
+// CPU, and by the reference backend wherever they live; the tile-cuda kernels do not read them back to the host
+// (no synchronisation) but never access memory outside the tensors whatever they hold.
+//
 // Layouts. Every tensor is indexed as named below; any strides are accepted except that the last (feature)
 // dim must be unit-stride. So a [tokens, heads, dim] buffer written by a fused qkv matmul is passed as a
 // strided view without a copy. Query head h attends with KV head h / (Hq / Hkv) (GQA; MQA when Hkv = 1).
@@ -48,7 +52,11 @@ struct KvCache {
 // Decode attention: q [B, Sq, Hq, Dk] holds the newest Sq (1 to 8) tokens of each sequence, which are already
 // in the cache; seq_lens [B] i32 counts each sequence's cached tokens including them (so query i sits at
 // position seq_lens[b] - Sq + i, and attends causally). o [B, Sq, Hq, Dv]. Sequences of different lengths
-// share a batch; a sequence of length 0 gives zeros.
+// share a batch; a sequence of length 0 gives zeros (as does a query whose position is negative).
+// Decode is always causal (params.causal is not read); window_left, softcap and scale apply as for fmha.
+// Block-table entries past a sequence's last page are never read (they may be -1).
+// Long contexts are split over several blocks whose partial results go to fp32 scratch that the tile-cuda
+// backend keeps per device and stream (allocated on the first call that needs more, then reused).
 void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, const Tensor& o,
                  const AttentionParams& params = {}, const Options& options = {});
 

@@ -1,6 +1,8 @@
 // Every op of the library.
 #pragma once
 #include "tessera/ops/activation.h"
+#include "tessera/ops/attention.h"
+#include "tessera/ops/elementwise.h"
 #include "tessera/ops/embedding.h"
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"

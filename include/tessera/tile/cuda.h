@@ -5,3 +5,4 @@
 #include "tessera/tile/cuda/reduce.h"
 #include "tessera/tile/cuda/tile.h"
 #include "tessera/tile/cuda/hopper/pipeline.h"
+#include "tessera/tile/cuda/gather.h"

@@ -5,3 +5,4 @@
 #include "tessera/tile/host/reduce.h"
 #include "tessera/tile/host/tile.h"
 #include "tessera/tile/host/pipeline.h"
+#include "tessera/tile/host/gather.h"

@@ -1,0 +1,317 @@
+// The KV cache, the step buffers, and one forward step: host-side bookkeeping (pages, slots, positions),
+// uploads of the step's small inputs, then the architecture's layers, attention and logits as op calls.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "engine/model/step.h"
+#include "tessera/ops/attention.h"
+#include "tessera/ops/embedding.h"
+#include "tessera/ops/matmul.h"
+#include "tessera/ops/norm.h"
+
+namespace tessera::engine {
+
+namespace {
+// The leading `rows` rows of a buffer whose first dim is rows, reshaped to `shape` (contiguous).
+Tensor rows_of(const Tensor& buffer, const Shape& shape) {
+  return Tensor::view(buffer.data(), shape, buffer.dtype(), buffer.device());
+}
+
+template <class T>
+void upload(const std::vector<T>& host, const Tensor& device_buffer) {
+  if (host.empty()) return;
+  check(int64_t(host.size()) <= device_buffer.numel(), "forward: a step input outgrew its buffer");
+  copy_bytes(device_buffer.data(), device_buffer.device(), host.data(), Device::cpu(), host.size() * sizeof(T));
+}
+
+int64_t qkv_features(const ModelConfig& c) { return int64_t(c.num_heads + 2 * c.num_kv_heads) * c.head_dim; }
+}  // namespace
+
+PagedKvCache make_kv_cache(const Model& model, const RunLimits& limits) {
+  const ModelConfig& c = model.config;
+  check(limits.max_batch > 0 && limits.page_size > 0, "kv cache: max_batch and page_size must be positive");
+  PagedKvCache cache;
+  cache.page_size = limits.page_size;
+  cache.max_seq_len = limits.max_seq_len > 0 ? limits.max_seq_len : std::min(c.max_position_embeddings > 0 ? c.max_position_embeddings : 4096, 4096);
+  cache.max_pages_per_seq = (cache.max_seq_len + cache.page_size - 1) / cache.page_size;
+  cache.num_pages = limits.num_pages > 0 ? limits.num_pages : limits.max_batch * cache.max_pages_per_seq;
+  const Shape page_shape{cache.num_pages, cache.page_size, c.num_kv_heads, c.head_dim};
+  for (int l = 0; l < c.num_layers; ++l)
+    cache.layers.push_back({Tensor::empty(page_shape, model.dtype, model.device), Tensor::empty(page_shape, model.dtype, model.device), {}});
+  cache.pages.assign(size_t(limits.max_batch), {});
+  cache.seq_len.assign(size_t(limits.max_batch), 0);
+  for (int p = cache.num_pages - 1; p >= 0; --p) cache.free_pages.push_back(p);
+  return cache;
+}
+
+void reset_sequence(PagedKvCache& cache, int slot) {
+  check(slot >= 0 && slot < int(cache.seq_len.size()), "kv cache: sequence slot " + std::to_string(slot) + " out of range");
+  for (int p : cache.pages[size_t(slot)]) cache.free_pages.push_back(p);
+  cache.pages[size_t(slot)].clear();
+  cache.seq_len[size_t(slot)] = 0;
+}
+
+StepBuffers make_step_buffers(const Model& model, const RunLimits& limits) {
+  const ModelConfig& c = model.config;
+  const Device dev = model.device;
+  const DType dt = model.dtype;
+  const int64_t T = limits.max_tokens, B = limits.max_batch, H = c.hidden_size;
+  check(T > 0 && B > 0, "step buffers: max_tokens and max_batch must be positive");
+  StepBuffers b;
+  b.limits = limits;
+  const int max_seq = limits.max_seq_len > 0 ? limits.max_seq_len : std::min(c.max_position_embeddings > 0 ? c.max_position_embeddings : 4096, 4096);
+  const int64_t pages_per_seq = (max_seq + limits.page_size - 1) / limits.page_size;
+  b.ids = Tensor::empty({T}, DType::i32, dev);
+  b.positions = Tensor::empty({T}, DType::i32, dev);
+  b.slots = Tensor::empty({T}, DType::i64, dev);
+  b.cu_seqlens = Tensor::empty({B + 1}, DType::i32, dev);
+  b.seq_lens = Tensor::empty({B}, DType::i32, dev);
+  b.last_rows = Tensor::empty({B}, DType::i32, dev);
+  b.block_table = Tensor::empty({B, pages_per_seq}, DType::i32, dev);
+  b.x = Tensor::empty({T, H}, dt, dev);
+  b.xn = Tensor::empty({T, H}, dt, dev);
+  b.qkv = Tensor::empty({T, qkv_features(c)}, dt, dev);
+  b.attn = Tensor::empty({T, int64_t(c.num_heads) * c.head_dim}, dt, dev);
+  const int64_t mlp_width = c.arch == Arch::gpt2 ? c.intermediate_size : 2 * int64_t(c.intermediate_size);
+  b.mlp_in = Tensor::empty({T, mlp_width}, dt, dev);
+  b.mlp_act = Tensor::empty({T, int64_t(c.intermediate_size)}, dt, dev);
+  if (c.arch == Arch::gpt2) b.positional = Tensor::empty({T, H}, dt, dev);
+  b.last_hidden = Tensor::empty({B, H}, dt, dev);
+  b.last_normed = Tensor::empty({B, H}, dt, dev);
+  b.logits = Tensor::empty({B, int64_t(c.vocab_size)}, DType::f32, dev);
+  b.host_logits.resize(size_t(B) * size_t(c.vocab_size));
+  b.h_ids.reserve(size_t(T));
+  b.h_positions.reserve(size_t(T));
+  b.h_slots.reserve(size_t(T));
+  b.h_cu.reserve(size_t(B + 1));
+  b.h_lens.reserve(size_t(B));
+  b.h_last.reserve(size_t(B));
+  b.h_table.reserve(size_t(B * pages_per_seq));
+  return b;
+}
+
+void attention(const Model& model, const PagedKvCache& cache, const Step& s, int layer) {
+  const ModelConfig& c = model.config;
+  ops::KvCache kv = cache.layers[size_t(layer)];
+  ops::kv_cache_append(s.k, s.v, kv, s.slots, s.opt);
+  ops::AttentionParams params;
+  params.causal = true;
+  if (c.sliding_window > 0) params.window_left = c.sliding_window - 1;  // a token sees itself and window - 1 before
+  const int64_t Hq = c.num_heads, D = c.head_dim;
+  if (s.decode) {
+    kv.block_table = s.block_table;
+    const int64_t per_seq = s.tokens / s.batch;
+    const Tensor q4 = Tensor::view(s.q.data(), {s.batch, per_seq, Hq, D}, s.q.dtype(), s.q.device(),
+                                   {per_seq * s.q.stride(0), s.q.stride(0), s.q.stride(1), 1});
+    const Tensor o4 = Tensor::view(s.attn.data(), {s.batch, per_seq, Hq, D}, s.attn.dtype(), s.attn.device());
+    ops::fmha_decode(q4, kv, s.seq_lens, o4, params, s.opt);
+  } else {
+    const Tensor o3 = Tensor::view(s.attn.data(), {s.tokens, Hq, D}, s.attn.dtype(), s.attn.device());
+    ops::fmha_varlen(s.q, s.k, s.v, s.cu_seqlens, s.cu_seqlens, o3, {}, params, s.opt);
+  }
+}
+
+void logits_of_last_tokens(const Model& model, const Step& s, StepBuffers& b) {
+  const Weights& w = model.weights;
+  const int64_t H = model.config.hidden_size;
+  // A decode step's rows are already one per sequence; a prefill gathers each sequence's last row.
+  Tensor last = s.x;
+  if (!s.decode || s.tokens != s.batch) {
+    last = rows_of(b.last_hidden, {s.batch, H});
+    ops::embedding(s.last_rows, s.x, last, s.opt);
+  }
+  const Tensor normed = rows_of(b.last_normed, {s.batch, H});
+  if (model.config.arch == Arch::gpt2) ops::layer_norm(last, w.final_norm, w.final_norm_bias, normed, model.config.norm_eps, s.opt);
+  else ops::rms_norm(last, w.final_norm, normed, model.config.norm_eps, s.opt);
+  const Tensor logits = rows_of(b.logits, {s.batch, int64_t(model.config.vocab_size)});
+  ops::matmul(normed, w.lm_head.weight, logits, ops::BLayout::nk, epilogue(w.lm_head.bias), s.opt);
+}
+
+namespace {
+// Checks a step before anything changes; returns whether it is a decode step (else a prefill).
+bool validate_step(const ModelConfig& c, const PagedKvCache& cache, const StepBuffers& b, std::span<const SequenceTokens> batch) {
+  const int64_t B = int64_t(batch.size());
+  check(B > 0, "forward: empty batch");
+  check(B <= b.limits.max_batch, "forward: " + std::to_string(B) + " sequences exceed max_batch " + std::to_string(b.limits.max_batch));
+  // Which kind of step: all sequences new (prefill) or all bringing the same few tokens (decode).
+  bool all_new = true, same_few = true;
+  for (const auto& seq : batch) {
+    check(seq.slot >= 0 && seq.slot < int(cache.seq_len.size()), "forward: sequence slot " + std::to_string(seq.slot) + " out of range");
+    check(!seq.tokens.empty(), "forward: sequence slot " + std::to_string(seq.slot) + " brings no tokens");
+    for (int id : seq.tokens)
+      if (id < 0 || id >= c.vocab_size)
+        invalid_argument("forward: token id " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(c.vocab_size) + ")");
+    const int end = cache.seq_len[size_t(seq.slot)] + int(seq.tokens.size());
+    if (end > cache.max_seq_len)
+      invalid_argument("forward: sequence slot " + std::to_string(seq.slot) + " would hold " + std::to_string(end) +
+                       " tokens; the cache holds at most " + std::to_string(cache.max_seq_len));
+    if (c.arch == Arch::gpt2 && end > c.max_position_embeddings)
+      invalid_argument("forward: GPT-2 has " + std::to_string(c.max_position_embeddings) + " positions; a sequence would reach " + std::to_string(end));
+    all_new = all_new && cache.seq_len[size_t(seq.slot)] == 0;
+    same_few = same_few && seq.tokens.size() == batch[0].tokens.size() && seq.tokens.size() <= 8;
+  }
+  for (size_t i = 0; i < batch.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      check(batch[i].slot != batch[j].slot, "forward: sequence slot " + std::to_string(batch[i].slot) + " appears twice in one step");
+  int64_t new_tokens = 0;
+  for (const auto& seq : batch) new_tokens += int64_t(seq.tokens.size());
+  check(new_tokens <= b.limits.max_tokens,
+        "forward: " + std::to_string(new_tokens) + " tokens exceed max_tokens " + std::to_string(b.limits.max_tokens));
+  // Pages this step takes, before anything changes.
+  size_t pages_needed = 0;
+  for (const auto& seq : batch) {
+    const int have = int(cache.pages[size_t(seq.slot)].size());
+    const int want = (cache.seq_len[size_t(seq.slot)] + int(seq.tokens.size()) + cache.page_size - 1) / cache.page_size;
+    pages_needed += size_t(std::max(0, want - have));
+  }
+  if (pages_needed > cache.free_pages.size()) unsupported("forward: the KV cache is out of pages");
+  if (!all_new && !same_few)
+    unsupported("forward: a step must be a prefill of new sequences or a decode of 1 to 8 tokens per sequence");
+  return !all_new;
+
+}
+
+// Host bookkeeping of a step: ids, positions, cache slots (taking pages as sequences grow), cu_seqlens,
+// sequence lengths, last rows and block table, staged in b.h_* .
+void plan_step(PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
+  b.h_ids.clear(); b.h_positions.clear(); b.h_slots.clear(); b.h_cu.clear(); b.h_lens.clear(); b.h_last.clear(); b.h_table.clear();
+  b.h_cu.push_back(0);
+  const int64_t table_width = b.block_table.size(1);
+  for (const auto& seq : batch) {
+    const size_t slot = size_t(seq.slot);
+    const int start = cache.seq_len[slot], n = int(seq.tokens.size());
+    for (int i = 0; i < n; ++i) {
+      const int pos = start + i;
+      if (pos / cache.page_size >= int(cache.pages[slot].size())) {
+        if (cache.free_pages.empty()) unsupported("forward: the KV cache is out of pages");
+        cache.pages[slot].push_back(cache.free_pages.back());
+        cache.free_pages.pop_back();
+      }
+      b.h_ids.push_back(seq.tokens[size_t(i)]);
+      b.h_positions.push_back(pos);
+      b.h_slots.push_back(int64_t(cache.pages[slot][size_t(pos / cache.page_size)]) * cache.page_size + pos % cache.page_size);
+    }
+    cache.seq_len[slot] = start + n;
+    b.h_cu.push_back(b.h_cu.back() + n);
+    b.h_lens.push_back(start + n);
+    b.h_last.push_back(b.h_cu.back() - 1);
+    for (int64_t p = 0; p < table_width; ++p)
+      b.h_table.push_back(p < int64_t(cache.pages[slot].size()) ? cache.pages[slot][size_t(p)] : 0);
+  }
+}
+
+// Uploads the staged inputs and returns this step's views of the step buffers.
+Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
+  const ModelConfig& c = model.config;
+  const int64_t T = int64_t(b.h_ids.size()), table_width = b.block_table.size(1);
+  upload(b.h_ids, b.ids);
+  upload(b.h_positions, b.positions);
+  upload(b.h_slots, b.slots);
+  upload(b.h_cu, b.cu_seqlens);
+  upload(b.h_lens, b.seq_lens);
+  upload(b.h_last, b.last_rows);
+  upload(b.h_table, b.block_table);
+
+  Step s;
+  s.tokens = T;
+  s.batch = B;
+  s.decode = decode;
+  s.opt.stream = b.stream;
+  s.ids = rows_of(b.ids, {T});
+  s.positions = rows_of(b.positions, {T});
+  s.slots = rows_of(b.slots, {T});
+  s.cu_seqlens = rows_of(b.cu_seqlens, {B + 1});
+  s.seq_lens = rows_of(b.seq_lens, {B});
+  s.last_rows = rows_of(b.last_rows, {B});
+  s.block_table = rows_of(b.block_table, {B, table_width});
+  const int64_t H = c.hidden_size, D = c.head_dim, Hq = c.num_heads, Hkv = c.num_kv_heads;
+  s.x = rows_of(b.x, {T, H});
+  s.xn = rows_of(b.xn, {T, H});
+  const DType dt = model.dtype;
+  const Device dev = model.device;
+  if (c.qk_norm) {
+    // Three contiguous blocks, so q and k can be normalised per head (rms_norm needs rows that fold).
+    auto* base = static_cast<uint8_t*>(b.qkv.data());
+    const size_t elem = dtype_size(dt);
+    s.q2 = Tensor::view(base, {T, Hq * D}, dt, dev);
+    s.k2 = Tensor::view(base + size_t(T * Hq * D) * elem, {T, Hkv * D}, dt, dev);
+    s.v2 = Tensor::view(base + size_t(T * (Hq + Hkv) * D) * elem, {T, Hkv * D}, dt, dev);
+    s.q = s.q2.reshape({T, Hq, D});
+    s.k = s.k2.reshape({T, Hkv, D});
+    s.v = s.v2.reshape({T, Hkv, D});
+  } else {
+    s.qkv = rows_of(b.qkv, {T, qkv_features(c)});
+    const int64_t W = qkv_features(c);
+    auto* base = static_cast<uint8_t*>(b.qkv.data());
+    const size_t elem = dtype_size(dt);
+    s.q = Tensor::view(base, {T, Hq, D}, dt, dev, {W, D, 1});
+    s.k = Tensor::view(base + size_t(Hq * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
+    s.v = Tensor::view(base + size_t((Hq + Hkv) * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
+  }
+  s.attn = rows_of(b.attn, {T, Hq * D});
+  s.mlp_in = rows_of(b.mlp_in, {T, b.mlp_in.size(1)});
+  s.mlp_act = rows_of(b.mlp_act, {T, b.mlp_act.size(1)});
+  if (b.positional.defined() && b.positional.numel() > 0) s.positional = rows_of(b.positional, {T, H});
+
+  return s;
+}
+
+}  // namespace
+
+void enable_cuda_graphs(const Model& model, StepBuffers& b) {
+  if (!model.device.is_cuda()) unsupported("forward: CUDA graphs need a model on a CUDA device, not " + model.device.str());
+  if (!b.own_stream) b.own_stream = std::make_shared<Stream>(model.device);
+  b.stream = b.own_stream->handle();
+  b.use_cuda_graphs = true;
+}
+
+namespace {
+// The layers, final norm and lm_head of a step (everything after the embedding).
+void layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
+  if (model.config.arch == Arch::gpt2) gpt2_layers(model, cache, s);
+  else llama_layers(model, cache, s);
+  logits_of_last_tokens(model, s, b);
+}
+
+// A decode step's layers as a CUDA graph for its batch size: eager the first time, captured the second,
+// replayed from then on.
+void graphed_layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
+  StepBuffers::DecodeGraph& entry = b.decode_graphs[s.batch];
+  if (!entry.graph) {
+    if (entry.eager_runs++ == 0) {
+      layers_and_logits(model, cache, s, b);
+      return;
+    }
+    auto graph = std::make_shared<CudaGraph>();
+    try {
+      graph->begin_capture(b.stream);
+      layers_and_logits(model, cache, s, b);
+      graph->end_capture();
+    } catch (const Error& e) {
+      graph->abandon_capture();
+      b.use_cuda_graphs = false;
+      std::fprintf(stderr, "tessera: warning: capturing a decode step as a CUDA graph failed (%s); running eagerly\n", e.what());
+      layers_and_logits(model, cache, s, b);
+      return;
+    }
+    entry.graph = std::move(graph);
+  }
+  entry.graph->launch(b.stream);
+}
+}  // namespace
+
+void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
+  const bool decode = validate_step(model.config, cache, b, batch);
+  plan_step(cache, b, batch);
+  const Step s = step_views(model, b, int64_t(batch.size()), decode);
+  if (model.config.arch == Arch::gpt2) gpt2_embed(model, s);
+  else llama_embed(model, s);
+  if (b.use_cuda_graphs && s.decode && s.tokens == s.batch) graphed_layers_and_logits(model, cache, s, b);
+  else layers_and_logits(model, cache, s, b);
+  // copy_bytes runs on the default stream, which does not wait for a non-blocking stream by itself.
+  if (b.stream && model.device.is_cuda()) synchronize(model.device);
+  copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(s.batch) * size_t(model.config.vocab_size) * sizeof(float));
+}
+
+}  // namespace tessera::engine

@@ -1,0 +1,46 @@
+// Argument structs of the attention family and the entry points of each backend. The front-end
+// (attention.cpp) has checked every tensor and resolved params.scale (never 0 here).
+#pragma once
+#include "tessera/dispatch/dispatch.h"
+#include "tessera/ops/attention.h"
+#include "tessera/runtime/tensor.h"
+
+namespace tessera::ops {
+
+// A tensor argument the caller left out (a default-constructed Tensor), as opposed to a given but broken one.
+inline bool is_absent(const Tensor& t) { return t.data() == nullptr && t.ndim() == 0; }
+
+struct FmhaArgs {
+  Tensor q, k, v, o, lse;  // lse may be absent
+  AttentionParams params;
+};
+
+struct FmhaVarlenArgs {
+  Tensor q, k, v, cu_q, cu_k, o, lse;  // lse may be absent
+  AttentionParams params;
+};
+
+struct FmhaDecodeArgs {
+  Tensor q;
+  KvCache cache;
+  Tensor seq_lens, o;
+  AttentionParams params;
+};
+
+struct KvCacheAppendArgs {
+  Tensor k, v;
+  KvCache cache;
+  Tensor slots;
+};
+
+#define TESSERA_ATTENTION_BACKEND_DECLS                                           \
+  void fmha(const FmhaArgs& args, const dispatch::Options& opt);                  \
+  void fmha_varlen(const FmhaVarlenArgs& args, const dispatch::Options& opt);     \
+  void fmha_decode(const FmhaDecodeArgs& args, const dispatch::Options& opt);     \
+  void kv_cache_append(const KvCacheAppendArgs& args, const dispatch::Options& opt);
+namespace reference { TESSERA_ATTENTION_BACKEND_DECLS }
+namespace tile_host { TESSERA_ATTENTION_BACKEND_DECLS }
+namespace tile_cuda { TESSERA_ATTENTION_BACKEND_DECLS }
+#undef TESSERA_ATTENTION_BACKEND_DECLS
+
+}  // namespace tessera::ops

@@ -1,0 +1,124 @@
+// Prefill attention (FlashAttention-2 style) as tile kernels: each block owns BM query rows of one query head
+// of one sequence and streams the keys in tiles of kKeyTile:
+//
+//   for each key tile that some row of the block can see:
+//     s   = logits(q @ k^T)                      -- k tile transposed; head dim in kDimChunk chunks
+//     s   = where(key visible, s, -inf)          -- past the end, causal, sliding window
+//     online softmax step (online_softmax.tile.h): m, l, acc += p @ v
+//   o = acc / l;  lse = (m + log2 l) ln 2
+//
+// Key tiles wholly before the window of the block's first row or after the causal limit of its last row are
+// skipped. GQA: query head h reads KV head h / group. Fmha takes [B, H, S, D] tensors; FmhaVarlen packed
+// [T, H, D] sequences delimited by cumulative lengths, read as scalars.
+#pragma once
+#include "ops/attention/online_softmax.tile.h"
+
+namespace tessera::ops::kernels {
+
+struct MaskParams {
+  bool causal = false;
+  int64_t window_left = -1;  // -1: unlimited
+  Logits logits;
+};
+
+// Attends query rows [q0, q0 + BM) of q [Sq, DQK] to k [Sk, DQK] / v [Sk, DV] (views of one head of one
+// sequence; head dims up to DQK / DV, zero-padded), bottom-right aligned. Writes those rows of o [Sq, DV]
+// and, when has_lse, of lse [Sq, 1].
+template <class T, int BM, int DQK, int DV, class Block>
+TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const T>& q, const tile::View2<const T>& k,
+                                   const tile::View2<const T>& v, const tile::View2<T>& o, const tile::View2<float>& lse,
+                                   bool has_lse, int64_t q0, const MaskParams& mask) {
+  constexpr int BN = kKeyTile, DC = kDimChunk, NQ = DQK / DC, NV = DV / DC;
+  static_assert(DQK % DC == 0 && DV % DC == 0, "head dims are whole chunks");
+  const int64_t Sq = q.extent[0], Sk = k.extent[0], offset = Sk - Sq;
+
+  // The keys that any row of this block may see.
+  int64_t k_begin = 0, k_end = Sk;
+  if (mask.causal) k_end = q0 + BM + offset < Sk ? q0 + BM + offset : Sk;
+  if (mask.window_left >= 0 && q0 + offset - mask.window_left > 0) k_begin = (q0 + offset - mask.window_left) / BN * BN;
+
+  decltype(load<BM, DC>(blk, q, {0, 0})) q_chunk[NQ];
+  for (int c = 0; c < NQ; ++c) q_chunk[c] = load<BM, DC>(blk, q, {q0, int64_t(c) * DC});
+  decltype(zeros<float, BM, DC>(blk)) acc[NV];
+  for (int c = 0; c < NV; ++c) acc[c] = zeros<float, BM, DC>(blk);
+  auto m = full_like(row_max(zeros<float, BM, BN>(blk)), -INFINITY);
+  auto l = full_like(m, 0.f);
+  // Each row's position in key coordinates, and each column's offset inside a key tile.
+  const auto position = arange<BM, BN>(blk, 0) + int(q0 + offset);
+  const auto column = arange<BM, BN>(blk, 1);
+
+  for (int64_t k0 = k_begin; k0 < k_end; k0 += BN) {
+    auto dots = zeros<float, BM, BN>(blk);
+    for (int c = 0; c < NQ; ++c) mma(dots, q_chunk[c], transpose(load<BN, DC>(blk, k, {k0, int64_t(c) * DC})));
+    const auto key = column + int(k0);
+    auto visible = key < int(Sk);
+    if (mask.causal) visible = visible & (key <= position);
+    if (mask.window_left >= 0) visible = visible & (key >= position - int(mask.window_left));
+    const auto s = where(visible, mask.logits(dots), -INFINITY);
+    online_softmax_step<T>(blk, s, m, l, acc, [&](int c) { return load<BN, DC>(blk, v, {k0, int64_t(c) * DC}); });
+  }
+
+  const auto inv_l = inverse_sum(l);
+  for (int c = 0; c < NV; ++c) store(blk, o, {q0, int64_t(c) * DC}, cast<T>(acc[c] * inv_l));
+  if (has_lse) store(blk, lse, {q0, 0}, log_sum_exp(m, l));
+}
+
+// Grid (ceil(Sq / BM), Hq, B). q [B, Hq, Sq, DQK], k [B, Hkv, Sk, DQK], v [B, Hkv, Sk, DV], o [B, Hq, Sq, DV],
+// lse [B, Hq, Sq, 1].
+template <class T, int BM, int DQK, int DV, int THREADS>
+struct Fmha {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View4<const T> q, k, v;
+    tile::View4<T> o;
+    tile::View4<float> lse;
+    bool has_lse;
+    int64_t group;  // query heads per KV head
+    MaskParams mask;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t q0 = blk.bid(0) * BM, h = blk.bid(1), b = blk.bid(2);
+    attend_query_tile<T, BM, DQK, DV>(blk, p.q[b][h], p.k[b][h / p.group], p.v[b][h / p.group], p.o[b][h],
+                                      p.lse[b][h], p.has_lse, q0, p.mask);
+  }
+};
+
+// Grid (ceil(Tq / BM), Hq, B + 1). q [Hq, Tq, DQK], k [Hkv, Tk, DQK], v [Hkv, Tk, DV], o [Hq, Tq, DV],
+// lse [Hq, Tq, 1] (head-major views of the packed tensors); cu_q, cu_k [B + 1]. The extra sequence B owns the
+// rows past cu_q[B], which see no key: they are written as o = 0, lse = -inf.
+template <class T, int BM, int DQK, int DV, int THREADS>
+struct FmhaVarlen {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View3<const T> q, k, v;
+    tile::View3<T> o;
+    tile::View3<float> lse;
+    tile::View1<const int32_t> cu_q, cu_k;
+    bool has_lse;
+    int64_t group;
+    MaskParams mask;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t q0 = blk.bid(0) * BM, h = blk.bid(1), b = blk.bid(2), batch = p.cu_q.extent[0] - 1;
+    const int64_t tq = p.q.extent[1], tk = p.k.extent[1];
+    // Lengths clamped into the tensors: whatever the (unchecked, on a GPU) cumulative lengths hold, no access
+    // leaves q, k, v, o or lse.
+    auto clamp = [](int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; };
+    const int64_t q_begin = clamp(p.cu_q(b < batch ? b : batch), 0, tq);
+    const int64_t q_end = b < batch ? clamp(p.cu_q(b + 1), q_begin, tq) : tq;
+    const int64_t k_begin = b < batch ? clamp(p.cu_k(b), 0, tk) : 0;
+    const int64_t k_end = b < batch ? clamp(p.cu_k(b + 1), k_begin, tk) : 0;
+    if (q0 >= q_end - q_begin) return;
+    const int64_t dqk = p.q.extent[2], dv = p.v.extent[2];
+    attend_query_tile<T, BM, DQK, DV>(
+        blk, p.q[h].window(q_begin, 0, q_end - q_begin, dqk), p.k[h / p.group].window(k_begin, 0, k_end - k_begin, dqk),
+        p.v[h / p.group].window(k_begin, 0, k_end - k_begin, dv), p.o[h].window(q_begin, 0, q_end - q_begin, dv),
+        p.lse[h].window(q_begin, 0, q_end - q_begin, 1), p.has_lse, q0, p.mask);
+  }
+};
+
+}  // namespace tessera::ops::kernels

@@ -1,0 +1,133 @@
+// Decode attention over a paged KV cache as tile kernels.
+//
+// FmhaDecode: one block per (split of the keys, KV head, sequence), or several along the first axis when a
+// GQA group has more query rows than one tile holds. The rows of the Q tile are the group's query heads for
+// each of the Sq newest tokens (row r = token r / G, head r % G of the group), so every byte of K and V is
+// read once for the whole group. Each key tile is gathered row by row through the block table:
+//
+//   token t  = k0 + row                       page = block_table[b, t / page_size]
+//   slot     = page * page_size + t % page_size    (-1 past the split's end: a zero row, masked below)
+//   s        = logits(q @ k^T); where(t < end and t <= position(row) and inside the window, s, -inf)
+//   online softmax step (online_softmax.tile.h)
+//
+// With one split the block writes o = acc / l. With several, each writes its unnormalised acc and its (m, l)
+// to fp32 scratch, and DecodeMerge combines the splits of each row:
+//
+//   M = max_s m_s;   o = sum_s exp2(m_s - M) acc_s / sum_s exp2(m_s - M) l_s   (0 when the sum is 0)
+#pragma once
+#include "ops/attention/online_softmax.tile.h"
+
+namespace tessera::ops::kernels {
+
+// Heads [h0, h0 + count) of a [rows, heads, dim] view.
+template <class T>
+TILE_DEVICE tile::View3<T> head_range(tile::View3<T> v, int64_t h0, int64_t count) {
+  v.data += h0 * v.stride[1];
+  v.extent[1] = count;
+  return v;
+}
+
+template <class T, int BM, int DQK, int DV, int THREADS>
+struct FmhaDecode {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View4<const T> q;                  // [B, Sq, Hq, DQK]
+    tile::View4<const T> k_pages, v_pages;   // [Hkv, num_pages, page_size, D] (head-major views)
+    tile::View4<const int32_t> block_table;  // [B, max_pages, 1, 1]; unused for a contiguous cache
+    tile::View1<const int32_t> seq_lens;     // [B]
+    tile::View4<T> o;                        // [B, Sq, Hq, DV]
+    tile::View4<float> o_part;               // [splits * B, Sq, Hq, DV] when splits > 1
+    tile::View4<float> m_part, l_part;       // [splits * B, Sq, Hq, 1]
+    bool paged;
+    int64_t group;             // G: query heads per KV head
+    int64_t row_tiles;         // Q tiles per group: ceil(Sq * G / BM)
+    int64_t splits;            // key splits (grid axis 0 is splits * row_tiles)
+    int64_t tokens_per_split;  // a multiple of kKeyTile
+    int64_t window_left;
+    Logits logits;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    constexpr int BN = kKeyTile, DC = kDimChunk, NQ = DQK / DC, NV = DV / DC;
+    const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * BM;
+    const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
+    const int64_t Sq = p.q.extent[1], page_size = p.k_pages.extent[2];
+    const int64_t len = p.seq_lens(b);
+    const int64_t t_begin = split * p.tokens_per_split;
+    const int64_t t_end = t_begin + p.tokens_per_split < len ? t_begin + p.tokens_per_split : len;
+    // The earliest token any query row may see (the window of the first query token).
+    const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
+
+    const auto rows = arange<BM, 1>(blk, 0) + int(r0);  // rows of the group's [Sq, G] (token, head) grid
+    const auto q_group = head_range(p.q[b], hk * G, G);
+    decltype(gather_rows<DC>(blk, q_group, rows, 0)) q_chunk[NQ];
+    for (int c = 0; c < NQ; ++c) q_chunk[c] = gather_rows<DC>(blk, q_group, rows, int64_t(c) * DC);
+    decltype(zeros<float, BM, DC>(blk)) acc[NV];
+    for (int c = 0; c < NV; ++c) acc[c] = zeros<float, BM, DC>(blk);
+    auto m = full_like(row_max(zeros<float, BM, BN>(blk)), -INFINITY);
+    auto l = full_like(m, 0.f);
+    // Query row r is token r / G, at position len - Sq + r / G.
+    const auto position = (arange<BM, BN>(blk, 0) + int(r0)) / int(G) + int(len - Sq);
+    const auto column = arange<BM, BN>(blk, 1);
+    const auto k_head = p.k_pages[hk], v_head = p.v_pages[hk];
+
+    for (int64_t k0 = t_begin; k0 < t_end; k0 += BN) {
+      if (k0 + BN <= first_visible) continue;
+      const auto token = arange<BN, 1>(blk, 0) + int(k0);
+      const auto page = p.paged ? gather_rows<1>(blk, p.block_table[b], token / int(page_size), 0, -1.f)
+                                : full_like(token, int(b));
+      const auto slot = where((token < int(t_end)) & (page >= 0), page * int(page_size) + (token - token / int(page_size) * int(page_size)), -1);
+      auto dots = zeros<float, BM, BN>(blk);
+      for (int c = 0; c < NQ; ++c) mma(dots, q_chunk[c], transpose(gather_rows<DC>(blk, k_head, slot, int64_t(c) * DC)));
+      const auto key = column + int(k0);
+      auto visible = (key < int(t_end)) & (key <= position);
+      if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
+      const auto s = where(visible, p.logits(dots), -INFINITY);
+      online_softmax_step<T>(blk, s, m, l, acc, [&](int c) { return gather_rows<DC>(blk, v_head, slot, int64_t(c) * DC); });
+    }
+
+    if (p.splits == 1) {
+      const auto inv_l = inverse_sum(l);
+      const auto o_group = head_range(p.o[b], hk * G, G);
+      for (int c = 0; c < NV; ++c) scatter_rows(blk, o_group, rows, int64_t(c) * DC, cast<T>(acc[c] * inv_l));
+      return;
+    }
+    const int64_t part = split * p.seq_lens.extent[0] + b;
+    const auto o_group = head_range(p.o_part[part], hk * G, G);
+    for (int c = 0; c < NV; ++c) scatter_rows(blk, o_group, rows, int64_t(c) * DC, acc[c]);
+    scatter_rows(blk, head_range(p.m_part[part], hk * G, G), rows, 0, m);
+    scatter_rows(blk, head_range(p.l_part[part], hk * G, G), rows, 0, l);
+  }
+};
+
+// Grid (ceil(Sq * Hq / BM), B): combines the splits of BM rows (token, head) of one sequence.
+// o_part [splits, B, Sq * Hq, DV]; m_part / l_part the same shape with column stride 0 (each row's statistic
+// read across all DV columns, so it combines elementwise with the output rows); o [B, Sq, Hq, DV].
+template <class T, int BM, int DV, int THREADS>
+struct DecodeMerge {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View4<const float> o_part, m_part, l_part;
+    tile::View4<T> o;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0) * BM, b = blk.bid(1), splits = p.o_part.extent[0];
+    auto m = full<float, BM, DV>(blk, -INFINITY);
+    for (int64_t s = 0; s < splits; ++s) m = maximum(m, load<BM, DV>(blk, p.m_part[s][b], {r0, 0}, -INFINITY));
+    const auto m_use = where(m == -INFINITY, 0.f, m);
+    auto l = zeros<float, BM, DV>(blk);
+    auto acc = zeros<float, BM, DV>(blk);
+    for (int64_t s = 0; s < splits; ++s) {
+      const auto weight = exp2(load<BM, DV>(blk, p.m_part[s][b], {r0, 0}, -INFINITY) - m_use);
+      l = l + weight * load<BM, DV>(blk, p.l_part[s][b], {r0, 0});
+      acc = acc + weight * load<BM, DV>(blk, p.o_part[s][b], {r0, 0});
+    }
+    const auto rows = arange<BM, 1>(blk, 0) + int(r0);
+    scatter_rows(blk, p.o[b], rows, 0, cast<T>(where(l > 0.f, acc / l, 0.f)));
+  }
+};
+
+}  // namespace tessera::ops::kernels

@@ -1,0 +1,210 @@
+// Launchers of the attention family, compiled once per tile backend (host.cpp and cuda.cu include this file).
+//
+// Configurations: 128 threads; prefill tiles of 32 query rows, decode tiles of 16 (token, head) rows; keys
+// in tiles of 64 and head dims in chunks of 64 (online_softmax.tile.h). Head dims are compiled for the pairs
+// (Dqk, Dv) = (64, 64), (128, 128), (192, 128), (256, 256); smaller dims run on the next pair up, zero-padded.
+// The shared-memory mma of the tile library bounds the tile sizes (its static staging buffers must stay under
+// 48 KiB per block with f32 inputs).
+#pragma once
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "ops/attention/args.h"
+#include "ops/attention/fmha.tile.h"
+#include "ops/attention/fmha_decode.tile.h"
+#include "ops/attention/kv_cache_append.tile.h"
+#include "ops/common/views.h"
+
+namespace tessera::ops::TESSERA_TILE_BACKEND {
+
+// Blocks a decode launch should have to keep this backend's processors busy (defined in host.cpp / cuda.cu).
+int64_t decode_target_blocks(Device device);
+
+namespace {
+constexpr int kThreads = 128, kPrefillRows = 32, kDecodeRows = 16, kMergeRows = 16, kAppendRows = 16;
+
+template <int DQK, int DV>
+struct HeadDims {
+  static constexpr int qk = DQK, v = DV;
+};
+
+// Calls f(HeadDims<DQK, DV>{}) for the smallest compiled pair that holds (dqk, dv). The front-end's check has
+// refused larger dims before any launcher runs.
+template <class F>
+void visit_head_dims(int64_t dqk, int64_t dv, F&& f) {
+  if (dqk <= 64 && dv <= 64) f(HeadDims<64, 64>{});
+  else if (dqk <= 128 && dv <= 128) f(HeadDims<128, 128>{});
+  else if (dqk <= 192 && dv <= 128) f(HeadDims<192, 128>{});
+  else if (dqk <= 256 && dv <= 256) f(HeadDims<256, 256>{});
+  else invalid_argument("attention: no tile kernel for head dims " + std::to_string(dqk) + " / " + std::to_string(dv));
+}
+
+// A rank-N view of t with its dims in the order `order` (view dim d is tensor dim order[d]).
+template <class T, int N>
+tile::View<T, N> permuted(const Tensor& t, const int (&order)[N]) {
+  tile::View<T, N> v;
+  v.data = static_cast<T*>(t.data());
+  for (int d = 0; d < N; ++d) {
+    v.extent[d] = t.size(order[d]);
+    v.stride[d] = t.stride(order[d]);
+  }
+  return v;
+}
+
+// A view of t with a trailing unit dim (so a vector of row statistics is a one-column matrix).
+template <class T, int N>
+tile::View<T, N> with_unit_column(const Tensor& t, const int (&order)[N - 1]) {
+  tile::View<T, N> v;
+  v.data = static_cast<T*>(t.data());
+  for (int d = 0; d + 1 < N; ++d) {
+    v.extent[d] = t.size(order[d]);
+    v.stride[d] = t.stride(order[d]);
+  }
+  v.extent[N - 1] = 1;
+  v.stride[N - 1] = 1;
+  return v;
+}
+
+kernels::MaskParams mask_params(const AttentionParams& p) {
+  return {p.causal, p.window_left, kernels::Logits{p.scale, p.softcap}};
+}
+
+template <class T, int DQK, int DV>
+void launch_fmha(const FmhaArgs& a, const dispatch::Options& opt) {
+  using K = kernels::Fmha<T, kPrefillRows, DQK, DV, kThreads>;
+  typename K::Params p{};
+  p.q = as_view<const T, 4>(a.q);
+  p.k = as_view<const T, 4>(a.k);
+  p.v = as_view<const T, 4>(a.v);
+  p.o = as_view<T, 4>(a.o);
+  p.has_lse = !is_absent(a.lse);
+  if (p.has_lse) p.lse = with_unit_column<float, 4>(a.lse, {0, 1, 2});
+  p.group = a.q.size(1) / a.k.size(1);
+  p.mask = mask_params(a.params);
+  const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2);
+  tile::active::launch<K>({(Sq + kPrefillRows - 1) / kPrefillRows, Hq, B}, p, opt.stream);
+}
+
+template <class T, int DQK, int DV>
+void launch_fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
+  using K = kernels::FmhaVarlen<T, kPrefillRows, DQK, DV, kThreads>;
+  typename K::Params p{};
+  p.q = permuted<const T, 3>(a.q, {1, 0, 2});
+  p.k = permuted<const T, 3>(a.k, {1, 0, 2});
+  p.v = permuted<const T, 3>(a.v, {1, 0, 2});
+  p.o = permuted<T, 3>(a.o, {1, 0, 2});
+  p.has_lse = !is_absent(a.lse);
+  if (p.has_lse) p.lse = with_unit_column<float, 3>(a.lse, {1, 0});
+  p.cu_q = as_view<const int32_t, 1>(a.cu_q);
+  p.cu_k = as_view<const int32_t, 1>(a.cu_k);
+  p.group = a.q.size(1) / a.k.size(1);
+  p.mask = mask_params(a.params);
+  const int64_t Tq = a.q.size(0), Hq = a.q.size(1), B = a.cu_q.size(0) - 1;
+  tile::active::launch<K>({(Tq + kPrefillRows - 1) / kPrefillRows, Hq, B + 1}, p, opt.stream);
+}
+
+// Per-device (and per-stream) fp32 scratch for the partial results of split decode, grown on demand and then
+// reused: a decode step allocates nothing once the largest shape has run. Launches on one stream are ordered,
+// so reuse by the next call on the same stream is safe; different streams get different buffers.
+float* decode_scratch(Device device, StreamHandle stream, int64_t floats) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, StreamHandle>, Tensor> buffers;
+  std::lock_guard<std::mutex> lock(mutex);
+  Tensor& buf = buffers[{int(device.kind), device.index, stream}];
+  if (buf.numel() < floats || buf.ndim() == 0) buf = Tensor::empty({floats}, DType::f32, device);
+  return buf.data_as<float>();
+}
+
+template <class T, int DQK, int DV>
+void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
+  using K = kernels::FmhaDecode<T, kDecodeRows, DQK, DV, kThreads>;
+  const int64_t B = a.q.size(0), Sq = a.q.size(1), Hq = a.q.size(2), Hkv = a.cache.k_pages.size(2);
+  const int64_t Dv = a.cache.v_pages.size(3), page_size = a.cache.k_pages.size(1);
+  const bool paged = !is_absent(a.cache.block_table);
+  const int64_t G = Hq / Hkv, row_tiles = (Sq * G + kDecodeRows - 1) / kDecodeRows;
+  // Split the keys until the launch has about as many blocks as the backend wants.
+  const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
+  const int64_t key_tiles = std::max<int64_t>(1, (capacity + kernels::kKeyTile - 1) / kernels::kKeyTile);
+  const int64_t base_blocks = B * Hkv * row_tiles, target = decode_target_blocks(a.q.device());
+  int64_t splits = std::clamp<int64_t>((target + base_blocks - 1) / base_blocks, 1, key_tiles);
+  const int64_t tiles_per_split = (key_tiles + splits - 1) / splits;
+  splits = (key_tiles + tiles_per_split - 1) / tiles_per_split;
+
+  typename K::Params p{};
+  p.q = as_view<const T, 4>(a.q);
+  p.k_pages = permuted<const T, 4>(a.cache.k_pages, {2, 0, 1, 3});
+  p.v_pages = permuted<const T, 4>(a.cache.v_pages, {2, 0, 1, 3});
+  if (paged) p.block_table = with_unit_column<const int32_t, 4>(a.cache.block_table.reshape({B, a.cache.block_table.size(1), 1}), {0, 1, 2});
+  p.seq_lens = as_view<const int32_t, 1>(a.seq_lens);
+  p.o = as_view<T, 4>(a.o);
+  p.paged = paged;
+  p.group = G;
+  p.row_tiles = row_tiles;
+  p.splits = splits;
+  p.tokens_per_split = tiles_per_split * kernels::kKeyTile;
+  p.window_left = a.params.window_left;
+  p.logits = {a.params.scale, a.params.softcap};
+  const tile::Grid grid{splits * row_tiles, Hkv, B};
+  if (splits == 1) {
+    tile::active::launch<K>(grid, p, opt.stream);
+    return;
+  }
+  // Partials: o [splits, B, Sq, Hq, Dv], then m and l [splits, B, Sq, Hq], contiguous.
+  const int64_t rows = splits * B * Sq * Hq;
+  float* scratch = decode_scratch(a.q.device(), opt.stream, rows * (Dv + 2));
+  float *o_part = scratch, *m_part = scratch + rows * Dv, *l_part = m_part + rows;
+  auto part_view = [&](float* data, int64_t dim, int64_t dim_stride) {
+    return tile::View4<float>{data, {splits * B, Sq, Hq, dim}, {Sq * Hq * dim_stride, Hq * dim_stride, dim_stride, 1}};
+  };
+  p.o_part = part_view(o_part, Dv, Dv);
+  p.m_part = part_view(m_part, 1, 1);
+  p.l_part = part_view(l_part, 1, 1);
+  tile::active::launch<K>(grid, p, opt.stream);
+
+  using M = kernels::DecodeMerge<T, kMergeRows, DV, kThreads>;
+  typename M::Params mp{};
+  // Rows (token, head) of a sequence are Sq * Hq consecutive rows of the partials.
+  mp.o_part = {o_part, {splits, B, Sq * Hq, Dv}, {B * Sq * Hq * Dv, Sq * Hq * Dv, Dv, 1}};
+  mp.m_part = {m_part, {splits, B, Sq * Hq, Dv}, {B * Sq * Hq, Sq * Hq, 1, 0}};
+  mp.l_part = {l_part, {splits, B, Sq * Hq, Dv}, {B * Sq * Hq, Sq * Hq, 1, 0}};
+  mp.o = as_view<T, 4>(a.o);
+  tile::active::launch<M>({(Sq * Hq + kMergeRows - 1) / kMergeRows, B}, mp, opt.stream);
+}
+}  // namespace
+
+void fmha(const FmhaArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.q.dtype(), [&](auto t) {
+    visit_head_dims(a.q.size(3), a.v.size(3), [&](auto d) { launch_fmha<decltype(t), d.qk, d.v>(a, opt); });
+  });
+}
+
+void fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.q.dtype(), [&](auto t) {
+    visit_head_dims(a.q.size(2), a.v.size(2), [&](auto d) { launch_fmha_varlen<decltype(t), d.qk, d.v>(a, opt); });
+  });
+}
+
+void fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.q.dtype(), [&](auto t) {
+    visit_head_dims(a.q.size(3), a.cache.v_pages.size(3),
+                    [&](auto d) { launch_fmha_decode<decltype(t), d.qk, d.v>(a, opt); });
+  });
+}
+
+void kv_cache_append(const KvCacheAppendArgs& a, const dispatch::Options& opt) {
+  visit_float_dtype(a.k.dtype(), [&](auto t) {
+    using T = decltype(t);
+    using K = kernels::KvCacheAppend<T, kAppendRows, 64, kThreads>;
+    typename K::Params p{};
+    p.k = as_view<const T, 3>(a.k);
+    p.v = as_view<const T, 3>(a.v);
+    p.k_pages = permuted<T, 4>(a.cache.k_pages, {2, 0, 1, 3});
+    p.v_pages = permuted<T, 4>(a.cache.v_pages, {2, 0, 1, 3});
+    p.slots = with_unit_column<const int64_t, 3>(a.slots.reshape({a.slots.numel(), 1}), {0, 1});
+    const int64_t T_ = a.k.size(0), Hkv = a.k.size(1);
+    tile::active::launch<K>({(T_ + kAppendRows - 1) / kAppendRows, Hkv}, p, opt.stream);
+  });
+}
+
+}  // namespace tessera::ops::TESSERA_TILE_BACKEND

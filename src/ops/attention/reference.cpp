@@ -1,0 +1,165 @@
+// Plain C++ references of the attention family: straightforward loops in double precision over float copies
+// of the tensors, independent of the tile language. They also validate the index tensors they read
+// (cumulative lengths, sequence lengths, block table, slots), wherever those live, before writing anything.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "ops/attention/args.h"
+#include "ops/attention/masks.h"
+#include "ops/common/views.h"
+
+namespace tessera::ops::reference {
+
+namespace {
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+// The logit of one (query, key) pair: scale * q.k, soft-capped when asked.
+double logit(const float* q, const float* k, int64_t d, const AttentionParams& p) {
+  double dot = 0;
+  for (int64_t i = 0; i < d; ++i) dot += double(q[i]) * double(k[i]);
+  double s = double(p.scale) * dot;
+  if (p.softcap > 0) s = double(p.softcap) * std::tanh(s / double(p.softcap));
+  return s;
+}
+
+// One query row against the keys [range.begin, range.end): o = softmax(logits) v. Returns the natural-log
+// log-sum-exp of the logits, -inf (and o = 0) when the range is empty. key(j) / value(j) give key j's rows.
+template <class KeyFn, class ValueFn>
+double attend_row(const float* q, int64_t dqk, int64_t dv, KeyRange range, KeyFn key, ValueFn value,
+                  const AttentionParams& p, float* o) {
+  for (int64_t c = 0; c < dv; ++c) o[c] = 0.f;
+  if (range.empty()) return kNegInf;
+  std::vector<double> s(size_t(range.end - range.begin));
+  double m = kNegInf;
+  for (int64_t j = range.begin; j < range.end; ++j) {
+    s[size_t(j - range.begin)] = logit(q, key(j), dqk, p);
+    m = std::max(m, s[size_t(j - range.begin)]);
+  }
+  double l = 0;
+  std::vector<double> acc(size_t(dv), 0.0);
+  for (int64_t j = range.begin; j < range.end; ++j) {
+    const double e = std::exp(s[size_t(j - range.begin)] - m);
+    l += e;
+    const float* vj = value(j);
+    for (int64_t c = 0; c < dv; ++c) acc[size_t(c)] += e * double(vj[c]);
+  }
+  for (int64_t c = 0; c < dv; ++c) o[c] = float(acc[size_t(c)] / l);
+  return m + std::log(l);
+}
+
+std::string at(const char* name, int64_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
+}  // namespace
+
+void fmha(const FmhaArgs& a, const dispatch::Options&) {
+  const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), Dqk = a.q.size(3);
+  const int64_t Hkv = a.k.size(1), Sk = a.k.size(2), Dv = a.v.size(3);
+  const auto q = to_float_vector(a.q), k = to_float_vector(a.k), v = to_float_vector(a.v);
+  std::vector<float> o(size_t(B * Hq * Sq * Dv));
+  std::vector<float> lse(size_t(B * Hq * Sq));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t hk = h / (Hq / Hkv);
+      const float* kh = k.data() + (b * Hkv + hk) * Sk * Dqk;
+      const float* vh = v.data() + (b * Hkv + hk) * Sk * Dv;
+      for (int64_t i = 0; i < Sq; ++i) {
+        const int64_t row = (b * Hq + h) * Sq + i;
+        const KeyRange range = visible_keys(i + Sk - Sq, Sk, a.params.causal, a.params.window_left);
+        lse[size_t(row)] = float(attend_row(
+            q.data() + row * Dqk, Dqk, Dv, range, [&](int64_t j) { return kh + j * Dqk; },
+            [&](int64_t j) { return vh + j * Dv; }, a.params, o.data() + row * Dv));
+      }
+    }
+  write_float_vector(a.o, o);
+  if (!is_absent(a.lse)) write_float_vector(a.lse, lse);
+}
+
+void fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options&) {
+  const int64_t Tq = a.q.size(0), Hq = a.q.size(1), Dqk = a.q.size(2);
+  const int64_t Tk = a.k.size(0), Hkv = a.k.size(1), Dv = a.v.size(2);
+  const auto cu_q = to_int_vector(a.cu_q), cu_k = to_int_vector(a.cu_k);
+  if (const auto bad = check_cumulative_lengths(cu_q, Tq, "cu_q", "q")) invalid_argument("fmha_varlen: " + *bad);
+  if (const auto bad = check_cumulative_lengths(cu_k, Tk, "cu_k", "k")) invalid_argument("fmha_varlen: " + *bad);
+  const auto q = to_float_vector(a.q), k = to_float_vector(a.k), v = to_float_vector(a.v);
+  // Rows that belong to no sequence (beyond cu_q[B]) are written as zeros with lse -inf.
+  std::vector<float> o(size_t(Tq * Hq * Dv), 0.f);
+  std::vector<float> lse(size_t(Tq * Hq), -std::numeric_limits<float>::infinity());
+  const int64_t B = int64_t(cu_q.size()) - 1;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t q0 = cu_q[size_t(b)], sq = cu_q[size_t(b) + 1] - q0;
+    const int64_t k0 = cu_k[size_t(b)], sk = cu_k[size_t(b) + 1] - k0;
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t hk = h / (Hq / Hkv);
+      for (int64_t i = 0; i < sq; ++i) {
+        const int64_t row = (q0 + i) * Hq + h;
+        const KeyRange range = visible_keys(i + sk - sq, sk, a.params.causal, a.params.window_left);
+        lse[size_t(row)] = float(attend_row(
+            q.data() + row * Dqk, Dqk, Dv, range, [&](int64_t j) { return k.data() + ((k0 + j) * Hkv + hk) * Dqk; },
+            [&](int64_t j) { return v.data() + ((k0 + j) * Hkv + hk) * Dv; }, a.params, o.data() + row * Dv));
+      }
+    }
+  }
+  write_float_vector(a.o, o);
+  if (!is_absent(a.lse)) write_float_vector(a.lse, lse);
+}
+
+void fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options&) {
+  const int64_t B = a.q.size(0), Sq = a.q.size(1), Hq = a.q.size(2), Dk = a.q.size(3);
+  const Tensor& kp = a.cache.k_pages;
+  const int64_t num_pages = kp.size(0), page_size = kp.size(1), Hkv = kp.size(2), Dv = a.cache.v_pages.size(3);
+  const auto seq_lens = to_int_vector(a.seq_lens);
+  const bool paged = !is_absent(a.cache.block_table);
+  const auto table = paged ? to_int_vector(a.cache.block_table) : std::vector<int64_t>{};
+  const int64_t pages_per_seq = paged ? a.cache.block_table.size(1) : 1;
+  if (const auto bad = check_decode_indices(seq_lens, table, pages_per_seq, num_pages, page_size, paged))
+    invalid_argument("fmha_decode: " + *bad);
+  const auto q = to_float_vector(a.q), k = to_float_vector(kp), v = to_float_vector(a.cache.v_pages);
+  // Token t of sequence b: its page and slot, as a flat row index of [num_pages * page_size, Hkv, D].
+  auto token_row = [&](int64_t b, int64_t t) {
+    const int64_t page = paged ? table[size_t(b * pages_per_seq + t / page_size)] : b;
+    return page * page_size + t % page_size;
+  };
+  std::vector<float> o(size_t(B * Sq * Hq * Dv));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < Sq; ++i) {
+      const int64_t len = seq_lens[size_t(b)];
+      const KeyRange range = visible_keys(len - Sq + i, len, /*causal=*/true, a.params.window_left);
+      for (int64_t h = 0; h < Hq; ++h) {
+        const int64_t hk = h / (Hq / Hkv);
+        const int64_t row = (b * Sq + i) * Hq + h;
+        attend_row(
+            q.data() + row * Dk, Dk, Dv, range, [&](int64_t t) { return k.data() + (token_row(b, t) * Hkv + hk) * Dk; },
+            [&](int64_t t) { return v.data() + (token_row(b, t) * Hkv + hk) * Dv; }, a.params, o.data() + row * Dv);
+      }
+    }
+  write_float_vector(a.o, o);
+}
+
+void kv_cache_append(const KvCacheAppendArgs& a, const dispatch::Options&) {
+  const Tensor &kp = a.cache.k_pages, &vp = a.cache.v_pages;
+  const int64_t T = a.k.size(0), Hkv = a.k.size(1);
+  const int64_t capacity = kp.size(0) * kp.size(1), page_size = kp.size(1);
+  const auto slots = to_int_vector(a.slots);
+  for (int64_t i = 0; i < T; ++i)
+    if (slots[size_t(i)] >= capacity)
+      invalid_argument("kv_cache_append: " + at("slots", i) + " = " + std::to_string(slots[size_t(i)]) +
+                       " is outside the cache's " + std::to_string(capacity) + " slots; nothing was written");
+  // A copy of bytes, row by row (same dtype; no arithmetic), so untouched slots keep their exact bits.
+  const size_t elt = dtype_size(a.k.dtype());
+  auto copy_row = [&](const Tensor& src, int64_t i, int64_t h, const Tensor& pages, int64_t slot) {
+    const auto* from = static_cast<const char*>(src.data()) + size_t(i * src.stride(0) + h * src.stride(1)) * elt;
+    auto* to = static_cast<char*>(pages.data()) +
+               size_t((slot / page_size) * pages.stride(0) + (slot % page_size) * pages.stride(1) + h * pages.stride(2)) * elt;
+    copy_bytes(to, pages.device(), from, src.device(), size_t(src.size(2)) * elt);
+  };
+  for (int64_t i = 0; i < T; ++i) {
+    const int64_t slot = slots[size_t(i)];
+    if (slot < 0) continue;
+    for (int64_t h = 0; h < Hkv; ++h) {
+      copy_row(a.k, i, h, kp, slot);
+      copy_row(a.v, i, h, vp, slot);
+    }
+  }
+}
+
+}  // namespace tessera::ops::reference

@@ -1,0 +1,85 @@
+// Self-checks of the attention family for `tessera ops check`: one prefill, one packed, one decode and one
+// append shape each, on fresh random inputs against the reference.
+#include "ops/common/selfcheck_util.h"
+#include "tessera/ops/attention.h"
+
+namespace tessera::ops {
+
+namespace {
+using selfcheck::compare;
+using selfcheck::poisoned;
+using selfcheck::random;
+
+// o is a convex combination of values in [-1, 1]; p @ v runs in the input dtype, hence a looser bound for it.
+double attention_tolerance(DType dt) { return dt == DType::f32 ? 2e-4 : dt == DType::f16 ? 4e-3 : 2e-2; }
+
+Tensor int_tensor(const std::vector<float>& values, const Shape& shape, DType dt, Device dev) {
+  Tensor t = Tensor::empty(shape, dt, dev);
+  write_float_vector(t, values);
+  return t;
+}
+
+SelfCheckResult worse(SelfCheckResult a, const SelfCheckResult& b) {
+  a.passed = a.passed && b.passed;
+  a.max_abs_error = std::max(a.max_abs_error, b.max_abs_error);
+  return a;
+}
+}  // namespace
+
+void add_attention_self_checks(std::vector<SelfCheck>& out) {
+  out.push_back({"fmha", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   const int64_t B = 2, Hq = 8, Hkv = 2, S = 77, D = 128;
+                   Tensor q = random(gen, {B, Hq, S, D}, dt, dev, -2, 2), k = random(gen, {B, Hkv, S, D}, dt, dev, -2, 2);
+                   Tensor v = random(gen, {B, Hkv, S, D}, dt, dev);
+                   Tensor o = poisoned({B, Hq, S, D}, dt, dev), o_ref = poisoned({B, Hq, S, D}, dt, dev);
+                   Tensor lse = poisoned({B, Hq, S}, DType::f32, dev), lse_ref = poisoned({B, Hq, S}, DType::f32, dev);
+                   const AttentionParams params{0.f, true, -1, 0.f};
+                   fmha(q, k, v, o, lse, params, {b});
+                   fmha(q, k, v, o_ref, lse_ref, params, {dispatch::Backend::reference});
+                   return worse(compare(o, o_ref, attention_tolerance(dt)), compare(lse, lse_ref, 1e-4));
+                 }});
+  out.push_back({"fmha_varlen", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   const int64_t Hq = 4, Hkv = 1, D = 64, Tq = 50, Tk = 50;
+                   Tensor q = random(gen, {Tq, Hq, D}, dt, dev, -2, 2), k = random(gen, {Tk, Hkv, D}, dt, dev, -2, 2);
+                   Tensor v = random(gen, {Tk, Hkv, D}, dt, dev);
+                   Tensor cu = int_tensor({0, 13, 13, 50}, {4}, DType::i32, dev);
+                   Tensor o = poisoned({Tq, Hq, D}, dt, dev), o_ref = poisoned({Tq, Hq, D}, dt, dev);
+                   const AttentionParams params{0.f, true, 8, 0.f};
+                   fmha_varlen(q, k, v, cu, cu, o, {}, params, {b});
+                   fmha_varlen(q, k, v, cu, cu, o_ref, {}, params, {dispatch::Backend::reference});
+                   return compare(o, o_ref, attention_tolerance(dt));
+                 }});
+  out.push_back({"fmha_decode", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   const int64_t B = 3, Hq = 32, Hkv = 8, D = 128, page = 16, per_seq = 20, pages = B * per_seq;
+                   Tensor q = random(gen, {B, 1, Hq, D}, dt, dev, -2, 2);
+                   KvCache cache{random(gen, {pages, page, Hkv, D}, dt, dev, -2, 2), random(gen, {pages, page, Hkv, D}, dt, dev), {}};
+                   std::vector<float> table;
+                   for (int64_t i = 0; i < pages; ++i) table.push_back(float((i * 7) % pages));  // a permutation: gcd(7, 60) = 1
+                   cache.block_table = int_tensor(table, {B, per_seq}, DType::i32, dev);
+                   Tensor lens = int_tensor({1, 317, 120}, {B}, DType::i32, dev);
+                   Tensor o = poisoned({B, 1, Hq, D}, dt, dev), o_ref = poisoned({B, 1, Hq, D}, dt, dev);
+                   fmha_decode(q, cache, lens, o, {}, {b});
+                   fmha_decode(q, cache, lens, o_ref, {}, {dispatch::Backend::reference});
+                   return compare(o, o_ref, attention_tolerance(dt));
+                 }});
+  out.push_back({"kv_cache_append", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   const int64_t T = 21, Hkv = 4, D = 128, pages = 4, page = 16;
+                   Tensor k = random(gen, {T, Hkv, D}, dt, dev), v = random(gen, {T, Hkv, D}, dt, dev);
+                   std::vector<float> slots;
+                   for (int64_t i = 0; i < T; ++i) slots.push_back(i == 5 ? -1.f : float((i * 3 + 1) % (pages * page)));
+                   Tensor s = int_tensor(slots, {T}, DType::i64, dev);
+                   KvCache got{random(gen, {pages, page, Hkv, D}, dt, dev), random(gen, {pages, page, Hkv, D}, dt, dev), {}};
+                   KvCache want{Tensor::empty(got.k_pages.shape(), dt, dev), Tensor::empty(got.v_pages.shape(), dt, dev), {}};
+                   want.k_pages.copy_from(got.k_pages);
+                   want.v_pages.copy_from(got.v_pages);
+                   kv_cache_append(k, v, got, s, {b});
+                   kv_cache_append(k, v, want, s, {dispatch::Backend::reference});
+                   return worse(compare(got.k_pages, want.k_pages, 0), compare(got.v_pages, want.v_pages, 0));
+                 }});
+}
+
+}  // namespace tessera::ops

@@ -1,0 +1,54 @@
+// tessera_fmha and tessera_fmha_decode agree with the C++ API; bad flags are reported.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/test_util.h"
+#include "tessera.h"
+#include "tessera/ops/attention.h"
+
+namespace tessera::testing {
+namespace {
+
+struct CView {
+  Tensor t;
+  std::vector<int64_t> shape;
+  tessera_tensor c{};
+  explicit CView(Tensor tensor) : t(std::move(tensor)), shape(t.shape()) {
+    c.data = t.data();
+    c.dtype = int32_t(t.dtype());
+    c.device = TESSERA_CPU;
+    c.ndim = t.ndim();
+    c.shape = shape.data();
+  }
+};
+
+TEST(CApiAttention, FmhaMatchesCppApi) {
+  CView q(random_tensor({2, 4, 9, 64}, DType::bf16)), k(random_tensor({2, 2, 13, 64}, DType::bf16));
+  CView v(random_tensor({2, 2, 13, 64}, DType::bf16)), o(poisoned({2, 4, 9, 64}, DType::bf16));
+  CView lse(poisoned({2, 4, 9}, DType::f32));
+  ASSERT_EQ(tessera_fmha(&q.c, &k.c, &v.c, &o.c, &lse.c, 0.f, 1, 5, 20.f, nullptr), TESSERA_OK) << tessera_last_error();
+  Tensor want = poisoned({2, 4, 9, 64}, DType::bf16), want_lse = poisoned({2, 4, 9}, DType::f32);
+  ops::fmha(q.t, k.t, v.t, want, want_lse, {0.f, true, 5, 20.f});
+  EXPECT_TRUE(all_equal(o.t, want));
+  EXPECT_TRUE(all_equal(lse.t, want_lse));
+  ASSERT_EQ(tessera_fmha(&q.c, &k.c, &v.c, &o.c, nullptr, 0.f, 0, -1, 0.f, nullptr), TESSERA_OK) << tessera_last_error();
+  EXPECT_EQ(tessera_fmha(&q.c, &k.c, &v.c, &o.c, nullptr, 0.f, 2, -1, 0.f, nullptr), TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("causal"), std::string::npos) << tessera_last_error();
+}
+
+TEST(CApiAttention, FmhaDecodeMatchesCppApi) {
+  CView q(random_tensor({2, 1, 8, 64}, DType::f16)), kp(random_tensor({6, 16, 2, 64}, DType::f16));
+  CView vp(random_tensor({6, 16, 2, 64}, DType::f16)), o(poisoned({2, 1, 8, 64}, DType::f16));
+  CView table(from_floats({0, 1, 2, 3, 4, 5}, {2, 3}, DType::i32)), lens(from_floats({40, 7}, {2}, DType::i32));
+  ASSERT_EQ(tessera_fmha_decode(&q.c, &kp.c, &vp.c, &table.c, &lens.c, &o.c, 0.f, -1, 0.f, nullptr), TESSERA_OK)
+      << tessera_last_error();
+  Tensor want = poisoned({2, 1, 8, 64}, DType::f16);
+  ops::fmha_decode(q.t, {kp.t, vp.t, table.t}, lens.t, want);
+  EXPECT_TRUE(all_equal(o.t, want));
+  EXPECT_EQ(tessera_fmha_decode(&q.c, &kp.c, &vp.c, &table.c, nullptr, &o.c, 0.f, -1, 0.f, nullptr), TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("seq_lens is NULL"), std::string::npos) << tessera_last_error();
+}
+
+}  // namespace
+}  // namespace tessera::testing

@@ -1,0 +1,52 @@
+// The attention family on tile-cuda against the reference: the host cases plus long sequences (2047), a
+// realistic decode batch and contexts long enough for many key splits.
+#include "common/test_util.h"
+#include "ops/attention_cases.h"
+
+namespace tessera::testing {
+namespace {
+constexpr auto kCuda = dispatch::Backend::tile_cuda;
+
+const FmhaCase kLongFmhaCases[] = {
+    {1, 2, 1, 2047, 2047, 128, 128, {0.f, true, -1, 0.f}},
+    {1, 2, 2, 2047, 2047, 64, 64, {}},
+    {1, 4, 1, 300, 2047, 128, 128, {0.f, true, 256, 0.f}},
+    {2, 8, 8, 511, 511, 256, 256, {0.f, true, -1, 30.f}},
+    {1, 4, 2, 777, 777, 192, 128, {0.f, true, -1, 0.f}},
+};
+
+const DecodeCase kLongDecodeCases[] = {
+    {{4000, 1, 0, 2500}, 1, 32, 8, 128, 128, 16, true, {}},
+    {{4097}, 4, 8, 1, 128, 128, 16, true, {}},
+    {{3000, 17}, 1, 8, 8, 64, 64, 37, true, {0.f, true, 1000, 0.f}},
+};
+}  // namespace
+
+class AttentionGpu : public ::testing::Test {
+ protected:
+  void SetUp() override { TESSERA_REQUIRE_GPU(); }
+};
+
+TEST_F(AttentionGpu, FmhaMatchesReference) {
+  for (DType dt : kFloatDTypes)
+    for (const auto& c : kFmhaCases) check_fmha(Device::cuda(), kCuda, dt, c);
+}
+TEST_F(AttentionGpu, FmhaLongSequencesMatchReference) {
+  for (DType dt : {DType::bf16, DType::f16})
+    for (const auto& c : kLongFmhaCases) check_fmha(Device::cuda(), kCuda, dt, c);
+  check_fmha(Device::cuda(), kCuda, DType::f32, kLongFmhaCases[0]);
+}
+TEST_F(AttentionGpu, FmhaVarlenMatchesReference) {
+  for (DType dt : kFloatDTypes)
+    for (const auto& c : kVarlenCases) check_fmha_varlen(Device::cuda(), kCuda, dt, c);
+}
+TEST_F(AttentionGpu, FmhaDecodeMatchesReference) {
+  for (DType dt : kFloatDTypes)
+    for (const auto& c : kDecodeCases) check_fmha_decode(Device::cuda(), kCuda, dt, c);
+  for (DType dt : {DType::bf16, DType::f32})
+    for (const auto& c : kLongDecodeCases) check_fmha_decode(Device::cuda(), kCuda, dt, c);
+}
+TEST_F(AttentionGpu, KvCacheAppendMatchesReference) { check_kv_cache_append_all(Device::cuda(), kCuda); }
+TEST_F(AttentionGpu, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(Device::cuda(), kCuda); }
+
+}  // namespace tessera::testing

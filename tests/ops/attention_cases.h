@@ -1,0 +1,358 @@
+// Test cases of the attention family, instantiated for the host (tests/ops) and the GPU (tests/gpu).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/test_util.h"
+#include "tessera/ops/attention.h"
+
+namespace tessera::testing {
+
+// Runs f, which must throw invalid_argument whose message contains every needle.
+template <class F>
+void expect_attention_error(F f, std::initializer_list<std::string> needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one mentioning " << *needles.begin();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+    for (const auto& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << "missing '" << n << "' in: " << e.what();
+  }
+}
+
+inline int64_t written_elements(const Tensor& t) {
+  int64_t n = 0;
+  for (float x : floats(t)) n += !std::isnan(x);
+  return n;
+}
+
+// Output tolerance: o is a convex combination of v rows in [-1, 1]; the kernels round p to the input dtype for
+// the p @ v product, so 16-bit inputs carry that rounding on top of the output's own.
+inline Tolerance attention_tolerance(DType dt) {
+  switch (dt) {
+    case DType::f32: return {2e-5, 2e-4};
+    case DType::f16: return {3e-3, 4e-3};
+    default: return {2e-2, 2e-2};
+  }
+}
+// lse is computed from fp32 logits in every dtype.
+inline constexpr Tolerance kLseTolerance{1e-4, 1e-4};
+
+inline std::string params_str(const ops::AttentionParams& p) {
+  return std::string(p.causal ? " causal" : "") + (p.window_left >= 0 ? " window " + std::to_string(p.window_left) : "") +
+         (p.softcap > 0 ? " softcap " + std::to_string(p.softcap) : "") + (p.scale != 0 ? " scale " + std::to_string(p.scale) : "");
+}
+
+inline Tensor on_device(const Tensor& cpu, Device dev) { return dev.is_cpu() ? cpu : cpu.to(dev); }
+
+struct FmhaCase {
+  int64_t B, Hq, Hkv, Sq, Sk, Dqk, Dv;
+  ops::AttentionParams params;
+  bool strided = false;  // q and o as [B, S, H, D] buffers viewed as [B, H, S, D]
+};
+
+inline std::string fmha_case_str(const FmhaCase& c) {
+  return "B " + std::to_string(c.B) + " Hq " + std::to_string(c.Hq) + " Hkv " + std::to_string(c.Hkv) + " Sq " +
+         std::to_string(c.Sq) + " Sk " + std::to_string(c.Sk) + " D " + std::to_string(c.Dqk) + "/" + std::to_string(c.Dv) +
+         params_str(c.params) + (c.strided ? " strided" : "");
+}
+
+// Head counts 1, 8, 32 with GQA ratios 1, 4, 8; lengths 1, 9, 127, Sq < Sk and Sq > Sk; head dims 64, 128, 256,
+// 192/128 and odd ones; causal, sliding window, softcap, an explicit scale.
+inline const FmhaCase kFmhaCases[] = {
+    {1, 1, 1, 1, 1, 64, 64, {}},
+    {2, 8, 2, 9, 9, 64, 64, {0.f, true, -1, 0.f}},
+    {1, 8, 8, 9, 9, 128, 128, {}, true},
+    {1, 4, 1, 127, 127, 128, 128, {0.f, true, -1, 0.f}},
+    {1, 8, 1, 9, 127, 64, 64, {0.f, true, -1, 0.f}},
+    {1, 32, 8, 9, 9, 64, 64, {0.f, true, -1, 0.f}, true},
+    {2, 2, 2, 127, 127, 64, 64, {0.f, true, 20, 0.f}},
+    {1, 2, 1, 33, 70, 64, 64, {0.f, false, 10, 0.f}},
+    {1, 2, 2, 40, 40, 64, 64, {0.f, true, -1, 5.f}},
+    {1, 2, 1, 20, 50, 192, 128, {0.f, true, -1, 0.f}},
+    {1, 1, 1, 9, 65, 256, 256, {0.3f, false, -1, 0.f}},
+    {1, 2, 2, 7, 9, 16, 24, {}},
+    {1, 3, 1, 5, 3, 64, 64, {0.f, true, -1, 0.f}},
+};
+
+inline void check_fmha(Device dev, dispatch::Backend backend, DType dt, const FmhaCase& c) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + " " + fmha_case_str(c));
+  Tensor q, o, q_buf, o_buf;  // the buffers own the memory of strided views
+  if (c.strided) {
+    q_buf = random_tensor({c.B, c.Sq, c.Hq, c.Dqk}, dt, dev, -2, 2);
+    q = Tensor::view(q_buf.data(), {c.B, c.Hq, c.Sq, c.Dqk}, dt, dev, {c.Sq * c.Hq * c.Dqk, c.Dqk, c.Hq * c.Dqk, 1});
+    o_buf = poisoned({c.B, c.Sq, c.Hq, c.Dv}, dt, dev);
+    o = Tensor::view(o_buf.data(), {c.B, c.Hq, c.Sq, c.Dv}, dt, dev, {c.Sq * c.Hq * c.Dv, c.Dv, c.Hq * c.Dv, 1});
+  } else {
+    q = random_tensor({c.B, c.Hq, c.Sq, c.Dqk}, dt, dev, -2, 2);
+    o = poisoned({c.B, c.Hq, c.Sq, c.Dv}, dt, dev);
+  }
+  Tensor k = random_tensor({c.B, c.Hkv, c.Sk, c.Dqk}, dt, dev, -2, 2), v = random_tensor({c.B, c.Hkv, c.Sk, c.Dv}, dt, dev);
+  Tensor lse = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
+  Tensor o_ref = poisoned({c.B, c.Hq, c.Sq, c.Dv}, dt, dev), lse_ref = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
+  ops::fmha(q, k, v, o, lse, c.params, {backend});
+  ops::fmha(q, k, v, o_ref, lse_ref, c.params, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_close(o, o_ref, attention_tolerance(dt)));
+  EXPECT_TRUE(all_close(lse, lse_ref, kLseTolerance));
+  // Without lse.
+  Tensor o2 = poisoned({c.B, c.Hq, c.Sq, c.Dv}, dt, dev);
+  ops::fmha(q, k, v, o2, {}, c.params, {backend});
+  EXPECT_TRUE(all_close(o2, o_ref, attention_tolerance(dt)));
+}
+
+struct VarlenCase {
+  std::vector<int64_t> sq, sk;  // per sequence
+  int64_t Hq, Hkv, Dqk, Dv;
+  ops::AttentionParams params;
+  int64_t padding_rows = 0;  // rows of q past cu_q[B]
+};
+
+// Empty sequences (no queries, no keys, both), lengths 1, 9, 127, and padding rows past the last sequence.
+inline const VarlenCase kVarlenCases[] = {
+    {{3, 0, 9, 1, 0}, {4, 2, 9, 5, 0}, 4, 2, 64, 64, {0.f, true, -1, 0.f}},
+    {{127, 9, 1}, {127, 20, 0}, 8, 1, 64, 64, {}, 5},
+    {{40, 2}, {40, 70}, 4, 4, 128, 128, {0.f, true, 16, 0.f}},
+    {{17}, {33}, 2, 1, 192, 128, {0.f, true, -1, 10.f}},
+};
+
+inline Tensor cumulative(const std::vector<int64_t>& lens, Device dev) {
+  std::vector<float> cu{0.f};
+  for (int64_t n : lens) cu.push_back(cu.back() + float(n));
+  return on_device(from_floats(cu, {int64_t(cu.size())}, DType::i32), dev);
+}
+
+inline void check_fmha_varlen(Device dev, dispatch::Backend backend, DType dt, const VarlenCase& c) {
+  int64_t Tq = c.padding_rows, Tk = 0;
+  std::ostringstream trace;
+  trace << dtype_name(dt) << " lens";
+  for (size_t b = 0; b < c.sq.size(); ++b) {
+    Tq += c.sq[b];
+    Tk += c.sk[b];
+    trace << " (" << c.sq[b] << "," << c.sk[b] << ")";
+  }
+  trace << " H " << c.Hq << "/" << c.Hkv << " D " << c.Dqk << "/" << c.Dv << params_str(c.params) << " padding " << c.padding_rows;
+  SCOPED_TRACE(trace.str());
+  Tensor q = random_tensor({Tq, c.Hq, c.Dqk}, dt, dev, -2, 2), k = random_tensor({Tk, c.Hkv, c.Dqk}, dt, dev, -2, 2);
+  Tensor v = random_tensor({Tk, c.Hkv, c.Dv}, dt, dev);
+  Tensor cu_q = cumulative(c.sq, dev), cu_k = cumulative(c.sk, dev);
+  Tensor o = poisoned({Tq, c.Hq, c.Dv}, dt, dev), lse = poisoned({Tq, c.Hq}, DType::f32, dev);
+  Tensor o_ref = poisoned({Tq, c.Hq, c.Dv}, dt, dev), lse_ref = poisoned({Tq, c.Hq}, DType::f32, dev);
+  ops::fmha_varlen(q, k, v, cu_q, cu_k, o, lse, c.params, {backend});
+  ops::fmha_varlen(q, k, v, cu_q, cu_k, o_ref, lse_ref, c.params, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_close(o, o_ref, attention_tolerance(dt)));
+  EXPECT_TRUE(all_close(lse, lse_ref, kLseTolerance));
+}
+
+struct DecodeCase {
+  std::vector<int64_t> lens;  // cached tokens per sequence, the Sq queries included
+  int64_t Sq, Hq, Hkv, Dk, Dv, page_size;
+  bool paged;
+  ops::AttentionParams params;
+};
+
+// Page size 16 and 7 (not a divisor of the key tile), empty and full pages, seq_len 0, Sq 1 to 8, GQA groups
+// of 1, 4, 8 and MQA, a contiguous cache, window and softcap, 192/128 dims; long contexts split the keys.
+inline const DecodeCase kDecodeCases[] = {
+    {{0, 1, 37}, 1, 8, 2, 64, 64, 16, true, {}},
+    {{16, 130}, 4, 32, 8, 128, 128, 16, true, {}},
+    {{100}, 8, 8, 1, 64, 64, 7, true, {}},
+    {{50, 3}, 2, 4, 4, 64, 64, 50, false, {}},
+    {{200, 65}, 3, 4, 1, 64, 64, 16, true, {0.f, true, 40, 30.f}},
+    {{77}, 1, 4, 1, 192, 128, 16, true, {}},
+    {{300, 5, 64}, 1, 2, 2, 128, 128, 16, true, {0.2f, true, -1, 0.f}},
+    {{9, 9}, 5, 16, 2, 64, 64, 16, true, {}},
+};
+
+// The cache of one case, on the CPU: pages in a shuffled order, every slot that holds no token NaN (so reading
+// one shows), block table entries past a sequence's pages -1.
+struct DecodeCache {
+  Tensor k_pages, v_pages, block_table, seq_lens;
+};
+
+inline DecodeCache make_decode_cache(const DecodeCase& c, DType dt) {
+  const int64_t B = int64_t(c.lens.size());
+  int64_t max_len = 0, pages_needed = 0;
+  for (int64_t n : c.lens) {
+    max_len = std::max(max_len, n);
+    pages_needed += (n + c.page_size - 1) / c.page_size;
+  }
+  DecodeCache cache;
+  std::vector<float> lens_f(c.lens.begin(), c.lens.end());
+  cache.seq_lens = from_floats(lens_f, {B}, DType::i32);
+  const int64_t per_seq = c.paged ? (max_len + c.page_size - 1) / c.page_size + 1 : 1;
+  const int64_t num_pages = c.paged ? pages_needed + 3 : B;
+  const int64_t slots_per_page = c.page_size;
+  Tensor k = random_tensor({num_pages, slots_per_page, c.Hkv, c.Dk}, DType::f32, Device::cpu(), -2, 2);
+  Tensor v = random_tensor({num_pages, slots_per_page, c.Hkv, c.Dv}, DType::f32);
+  std::vector<float> kf = floats(k), vf = floats(v);
+  std::vector<bool> used(size_t(num_pages * slots_per_page), false);
+  std::vector<float> table(size_t(B * per_seq), -1.f);
+  // Pages handed out in a scrambled order: page p of the sequence order goes to (p * 5 + 2) mod num_pages
+  // when that is a permutation (num_pages not a multiple of 5), else in reverse.
+  std::vector<int64_t> order(static_cast<size_t>(num_pages));
+  for (int64_t i = 0; i < num_pages; ++i) order[size_t(i)] = num_pages % 5 ? (i * 5 + 2) % num_pages : num_pages - 1 - i;
+  int64_t next = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t n = c.lens[size_t(b)];
+    for (int64_t t = 0; t < n; ++t) {
+      int64_t page = b;
+      if (c.paged) {
+        if (t % c.page_size == 0) table[size_t(b * per_seq + t / c.page_size)] = float(order[size_t(next++)]);
+        page = int64_t(table[size_t(b * per_seq + t / c.page_size)]);
+      }
+      used[size_t(page * slots_per_page + t % c.page_size)] = true;
+    }
+  }
+  for (size_t slot = 0; slot < used.size(); ++slot) {
+    if (used[slot]) continue;
+    for (int64_t i = 0; i < c.Hkv * c.Dk; ++i) kf[slot * size_t(c.Hkv * c.Dk) + size_t(i)] = NAN;
+    for (int64_t i = 0; i < c.Hkv * c.Dv; ++i) vf[slot * size_t(c.Hkv * c.Dv) + size_t(i)] = NAN;
+  }
+  cache.k_pages = from_floats(kf, k.shape(), dt);
+  cache.v_pages = from_floats(vf, v.shape(), dt);
+  if (c.paged) cache.block_table = from_floats(table, {B, per_seq}, DType::i32);
+  return cache;
+}
+
+inline void check_fmha_decode(Device dev, dispatch::Backend backend, DType dt, const DecodeCase& c) {
+  std::ostringstream trace;  // (a stream: string concatenation in a loop trips a GCC -Wrestrict false positive)
+  trace << dtype_name(dt) << " lens";
+  for (int64_t n : c.lens) trace << " " << n;
+  trace << " Sq " << c.Sq << " H " << c.Hq << "/" << c.Hkv << " D " << c.Dk << "/" << c.Dv << " page " << c.page_size
+        << (c.paged ? "" : " contiguous") << params_str(c.params);
+  SCOPED_TRACE(trace.str());
+  const DecodeCache cpu = make_decode_cache(c, dt);
+  const int64_t B = int64_t(c.lens.size());
+  ops::KvCache cache{on_device(cpu.k_pages, dev), on_device(cpu.v_pages, dev),
+                     c.paged ? on_device(cpu.block_table, dev) : Tensor()};
+  Tensor seq_lens = on_device(cpu.seq_lens, dev);
+  Tensor q = random_tensor({B, c.Sq, c.Hq, c.Dk}, dt, dev, -2, 2);
+  Tensor o = poisoned({B, c.Sq, c.Hq, c.Dv}, dt, dev), o_ref = poisoned({B, c.Sq, c.Hq, c.Dv}, dt, dev);
+  ops::fmha_decode(q, cache, seq_lens, o, c.params, {backend});
+  ops::fmha_decode(q, cache, seq_lens, o_ref, c.params, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_close(o, o_ref, attention_tolerance(dt)));
+  // Run twice more: the split scratch is reused, and results do not depend on what it held.
+  Tensor o2 = poisoned({B, c.Sq, c.Hq, c.Dv}, dt, dev);
+  ops::fmha_decode(q, cache, seq_lens, o2, c.params, {backend});
+  EXPECT_TRUE(all_equal(o2, o));
+}
+
+// Appends tokens (some skipped with -1, slots in scrambled order across pages) and compares the whole cache
+// bit for bit with the reference's, both starting from the same poisoned cache.
+inline void check_kv_cache_append(Device dev, dispatch::Backend backend, DType dt, int64_t T, int64_t Hkv, int64_t Dk, int64_t Dv,
+                                  int64_t num_pages, int64_t page_size) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + " T " + std::to_string(T) + " Hkv " + std::to_string(Hkv) + " D " +
+               std::to_string(Dk) + "/" + std::to_string(Dv) + " pages " + std::to_string(num_pages) + " x " + std::to_string(page_size));
+  const int64_t capacity = num_pages * page_size;
+  std::vector<float> slots(static_cast<size_t>(T));
+  for (int64_t i = 0; i < T; ++i) slots[size_t(i)] = i % 5 == 3 ? -1.f : float((i * 7 + 3) % capacity);
+  // (i * 7 + 3) mod capacity is distinct for i < capacity when gcd(7, capacity) = 1.
+  Tensor s = on_device(from_floats(slots, {T}, DType::i64), dev);
+  Tensor k = random_tensor({T, Hkv, Dk}, dt, dev), v = random_tensor({T, Hkv, Dv}, dt, dev);
+  Tensor kp = poisoned({num_pages, page_size, Hkv, Dk}, dt, dev), vp = poisoned({num_pages, page_size, Hkv, Dv}, dt, dev);
+  Tensor kp_ref = poisoned({num_pages, page_size, Hkv, Dk}, dt, dev), vp_ref = poisoned({num_pages, page_size, Hkv, Dv}, dt, dev);
+  ops::kv_cache_append(k, v, {kp, vp, {}}, s, {backend});
+  ops::kv_cache_append(k, v, {kp_ref, vp_ref, {}}, s, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_equal(kp, kp_ref));
+  EXPECT_TRUE(all_equal(vp, vp_ref));
+}
+
+inline void check_kv_cache_append_all(Device dev, dispatch::Backend backend) {
+  for (DType dt : kFloatDTypes) {
+    check_kv_cache_append(dev, backend, dt, 1, 1, 64, 64, 3, 16);
+    check_kv_cache_append(dev, backend, dt, 37, 8, 128, 128, 5, 16);
+    check_kv_cache_append(dev, backend, dt, 20, 2, 192, 130, 4, 9);
+  }
+}
+
+// Wrong shapes, dtypes, devices, null data, bad parameters and bad index values: each is an error naming the
+// tensor at fault, and nothing is written.
+inline void check_attention_bad_input(Device dev, dispatch::Backend backend) {
+  const ops::Options opt{backend};
+  const DType f = DType::f16;
+  Tensor q = random_tensor({2, 4, 5, 16}, f, dev), k = random_tensor({2, 2, 7, 16}, f, dev), v = random_tensor({2, 2, 7, 8}, f, dev);
+  Tensor o = poisoned({2, 4, 5, 8}, f, dev), lse = poisoned({2, 4, 5}, DType::f32, dev);
+  expect_attention_error([&] { ops::fmha(q, random_tensor({2, 2, 7, 15}, f, dev), v, o, lse, {}, opt); }, {"k is", "expected shape"});
+  expect_attention_error([&] { ops::fmha(q, k, random_tensor({2, 2, 6, 8}, f, dev), o, lse, {}, opt); }, {"v is"});
+  expect_attention_error([&] { ops::fmha(q, k, v, poisoned({2, 4, 5, 9}, f, dev), lse, {}, opt); }, {"o is"});
+  expect_attention_error([&] { ops::fmha(q, k, v, poisoned({2, 4, 5, 8}, DType::bf16, dev), lse, {}, opt); }, {"o is", "dtypes differ"});
+  expect_attention_error([&] { ops::fmha(q, k, v, o, poisoned({2, 4, 5}, DType::f16, dev), {}, opt); }, {"lse is", "f32"});
+  expect_attention_error([&] { ops::fmha(q, k, v, o, poisoned({2, 4, 6}, DType::f32, dev), {}, opt); }, {"lse is"});
+  expect_attention_error([&] { ops::fmha(q, random_tensor({2, 3, 7, 16}, f, dev), random_tensor({2, 3, 7, 8}, f, dev), o, lse, {}, opt); },
+                         {"heads", "multiple"});
+  expect_attention_error([&] { ops::fmha(Tensor::view(nullptr, {2, 4, 5, 16}, f, dev), k, v, o, lse, {}, opt); }, {"null"});
+  expect_attention_error([&] { ops::fmha(random_tensor({4, 5, 16}, f, dev), k, v, o, lse, {}, opt); }, {"q is", "4 dims"});
+  expect_attention_error([&] { ops::fmha(random_tensor({2, 4, 5, 16}, DType::i32, dev), k, v, o, lse, {}, opt); }, {"q is", "dtype"});
+  {  // a transposed view of q: last dim not unit-stride
+    Tensor qt = random_tensor({2, 4, 16, 5}, f, dev);
+    Tensor qv = Tensor::view(qt.data(), {2, 4, 5, 16}, f, dev, {4 * 16 * 5, 16 * 5, 1, 5});
+    expect_attention_error([&] { ops::fmha(qv, k, v, o, lse, {}, opt); }, {"q is", "stride"});
+  }
+  expect_attention_error([&] { ops::fmha(q, k, v, o, lse, {0.f, false, -2, 0.f}, opt); }, {"window_left"});
+  expect_attention_error([&] { ops::fmha(q, k, v, o, lse, {0.f, false, -1, -1.f}, opt); }, {"softcap"});
+  expect_attention_error([&] { ops::fmha(q, k, v, o, lse, {NAN, false, -1, 0.f}, opt); }, {"scale"});
+  if (dev.is_cuda()) expect_attention_error([&] { ops::fmha(q, k.to(Device::cpu()), v, o, lse, {}, opt); }, {"k is", "devices differ"});
+  EXPECT_EQ(written_elements(o), 0);
+  EXPECT_EQ(written_elements(lse), 0);
+
+  // varlen: cumulative lengths that decrease, overrun q, or do not start at 0 (checked when on the CPU).
+  Tensor vq = random_tensor({6, 4, 16}, f, dev), vk = random_tensor({9, 2, 16}, f, dev), vv = random_tensor({9, 2, 8}, f, dev);
+  Tensor vo = poisoned({6, 4, 8}, f, dev);
+  auto cu = [&](std::vector<float> x) { return from_floats(x, {int64_t(x.size())}, DType::i32, Device::cpu()); };
+  const Tensor good_q = cu({0, 2, 6}), good_k = cu({0, 4, 9});
+  auto on_dev = [&](const Tensor& t) { return dev.is_cpu() ? t : t.to(dev); };
+  expect_attention_error([&] { ops::fmha_varlen(vq, vk, vv, on_dev(good_q), on_dev(cu({0, 4})), vo, {}, {}, opt); }, {"cu_k is"});
+  expect_attention_error([&] { ops::fmha_varlen(vq, vk, vv, on_dev(from_floats({0, 2, 6}, {3}, DType::i64)), on_dev(good_k), vo, {}, {}, opt); },
+                         {"cu_q is", "i32"});
+  if (dev.is_cpu()) {
+    expect_attention_error([&] { ops::fmha_varlen(vq, vk, vv, cu({0, 3, 2}), good_k, vo, {}, {}, opt); }, {"cu_q[2] = 2", "decrease"});
+    expect_attention_error([&] { ops::fmha_varlen(vq, vk, vv, good_q, cu({0, 4, 10}), vo, {}, {}, opt); }, {"cu_k[2] = 10", "rows of k"});
+    expect_attention_error([&] { ops::fmha_varlen(vq, vk, vv, cu({1, 2, 6}), good_k, vo, {}, {}, opt); }, {"cu_q[0] = 1"});
+  }
+  EXPECT_EQ(written_elements(vo), 0);
+
+  // decode and append: cache shapes, index dtypes, and (CPU) index values.
+  const int64_t P = 5, page = 4;
+  Tensor dq = random_tensor({2, 1, 4, 16}, f, dev), kp = random_tensor({P, page, 2, 16}, f, dev), vp = random_tensor({P, page, 2, 8}, f, dev);
+  Tensor bt = on_dev(from_floats({0, 1, 2, 3}, {2, 2}, DType::i32)), lens = on_dev(from_floats({5, 8}, {2}, DType::i32));
+  Tensor d_o = poisoned({2, 1, 4, 8}, f, dev);
+  expect_attention_error([&] { ops::fmha_decode(dq, {kp, random_tensor({P, page, 2, 8}, DType::bf16, dev), bt}, lens, d_o, {}, opt); },
+                         {"v_pages is", "dtypes differ"});
+  expect_attention_error([&] { ops::fmha_decode(dq, {kp, random_tensor({P, page + 1, 2, 8}, f, dev), bt}, lens, d_o, {}, opt); },
+                         {"v_pages is", "expected shape"});
+  expect_attention_error([&] { ops::fmha_decode(dq, {kp, vp, bt}, on_dev(from_floats({5, 8}, {2}, DType::i64)), d_o, {}, opt); },
+                         {"seq_lens is", "i32"});
+  expect_attention_error([&] { ops::fmha_decode(dq, {kp, vp, on_dev(from_floats({0, 1, 2}, {3, 1}, DType::i32))}, lens, d_o, {}, opt); },
+                         {"block_table is"});
+  expect_attention_error([&] { ops::fmha_decode(dq, {kp, vp, {}}, lens, d_o, {}, opt); }, {"contiguous cache"});
+  expect_attention_error([&] { ops::fmha_decode(random_tensor({2, 9, 4, 16}, f, dev), {kp, vp, bt}, lens, poisoned({2, 9, 4, 8}, f, dev), {}, opt); },
+                         {"1 to 8"});
+  expect_attention_error([&] { ops::fmha_decode(dq, {kp, vp, bt}, lens, poisoned({2, 1, 4, 9}, f, dev), {}, opt); }, {"o is"});
+  if (dev.is_cpu()) {
+    expect_attention_error([&] { ops::fmha_decode(dq, {kp, vp, bt}, from_floats({5, 9}, {2}, DType::i32), d_o, {}, opt); },
+                           {"seq_lens[1] = 9", "[0, 8]"});
+    expect_attention_error([&] { ops::fmha_decode(dq, {kp, vp, from_floats({0, 1, 2, 5}, {2, 2}, DType::i32)}, lens, d_o, {}, opt); },
+                           {"block_table[1, 1] = 5", "[0, 5)"});
+  }
+  EXPECT_EQ(written_elements(d_o), 0);
+
+  Tensor ak = random_tensor({3, 2, 16}, f, dev), av = random_tensor({3, 2, 8}, f, dev);
+  Tensor pk = poisoned({P, page, 2, 16}, f, dev), pv = poisoned({P, page, 2, 8}, f, dev);
+  Tensor slots = on_dev(from_floats({0, -1, 19}, {3}, DType::i64));
+  expect_attention_error([&] { ops::kv_cache_append(ak, random_tensor({3, 2, 9}, f, dev), {pk, pv, {}}, slots, opt); }, {"v_pages is", "[5, 4, 2, 9]"});
+  expect_attention_error([&] { ops::kv_cache_append(ak, av, {pk, pv, {}}, on_dev(from_floats({0, 1, 2}, {3}, DType::i32)), opt); },
+                         {"slots is", "i64"});
+  expect_attention_error([&] { ops::kv_cache_append(ak, av, {poisoned({P, page, 3, 16}, f, dev), pv, {}}, slots, opt); }, {"k_pages is"});
+  if (dev.is_cpu())
+    expect_attention_error([&] { ops::kv_cache_append(ak, av, {pk, pv, {}}, from_floats({0, -1, 20}, {3}, DType::i64), opt); },
+                           {"slots[2] = 20", "20 slots"});
+  EXPECT_EQ(written_elements(pk), 0);
+  EXPECT_EQ(written_elements(pv), 0);
+}
+
+}  // namespace tessera::testing
