@@ -60,6 +60,17 @@ struct KvCache {
 void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, const Tensor& o,
                  const AttentionParams& params = {}, const Options& options = {});
 
+// MLA decode (DeepSeek-V2/V3, projections absorbed): every query head attends to one shared latent cache.
+// q [B, Sq, H, R + P] holds each head's absorbed no-rope query (q_nope @ W_UK, R = kv_lora_rank, e.g. 512)
+// followed by its rope part (P, e.g. 64); latent_pages [num_pages, page_size, R + P] holds the compressed
+// c_kv (R) followed by the shared rope key (P) of each token; o [B, Sq, H, R] is the attention-weighted c_kv
+// (the caller applies W_UV). R = o.size(-1). Logits are scale * (q_nope . c_kv + q_rope . k_rope) with scale
+// 0 meaning 1 / sqrt(R + P); pass the model's softmax scale (DeepSeek uses 1 / sqrt(qk_nope + qk_rope) times
+// its YaRN factor). block_table, seq_lens and params as for fmha_decode. This is fmha_decode with one KV head,
+// K = the whole latent row and V = its first R columns (a view, no copy).
+void mla_decode(const Tensor& q, const Tensor& latent_pages, const Tensor& block_table, const Tensor& seq_lens,
+                const Tensor& o, const AttentionParams& params = {}, const Options& options = {});
+
 // Writes k [T, Hkv, Dk] and v [T, Hkv, Dv] into the cache: token i goes to flat slot slots[i]
 // (slots [T] i64: page * page_size + offset; for a contiguous cache b * S_max + position). A negative slot
 // skips the token (padding).

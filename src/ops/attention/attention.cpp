@@ -47,7 +47,10 @@ dispatch::Op<FmhaDecodeArgs>& fmha_decode_op() {
   static dispatch::Op<FmhaDecodeArgs>& op = register_op<FmhaDecodeArgs>(
       "fmha_decode", &reference::fmha_decode, &tile_host::fmha_decode, TESSERA_CUDA_FN(tile_cuda::fmha_decode),
       [](const FmhaDecodeArgs& a) {
-        if (auto r = head_dims_refusal(a.q.size(3), a.cache.v_pages.size(3))) return r;
+        // Decode also compiles the MLA pair (576, 512).
+        if (a.q.size(3) > 576 || a.cache.v_pages.size(3) > 512)
+          return dispatch::Refusal("no decode tile kernel for head dims " + std::to_string(a.q.size(3)) + " / " +
+                                   std::to_string(a.cache.v_pages.size(3)) + " (at most 576 / 512)");
         return index_refusal(a.cache.k_pages.size(0) * a.cache.k_pages.size(1), "cache slots");
       });
   return op;
@@ -206,6 +209,25 @@ void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, 
       c.fail(*bad);
   }
   fmha_decode_op()({q, cache, seq_lens, o, p}, q.device(), options);
+}
+
+void mla_decode(const Tensor& q, const Tensor& latent_pages, const Tensor& block_table, const Tensor& seq_lens,
+                const Tensor& o, const AttentionParams& params, const Options& options) {
+  const Checker c{"mla_decode"};
+  check_operand(c, q, "q", 4, "[B, Sq, H, R + P]");
+  check_operand(c, latent_pages, "latent_pages", 3, "[num_pages, page_size, R + P]", &q, "q");
+  check_operand(c, o, "o", 4, "[B, Sq, H, R]", &q, "q");
+  const int64_t width = q.size(3), rank = o.size(3);
+  c.require(latent_pages.size(2) == width, "latent_pages is " + latent_pages.str() + " and q is " + q.str() +
+                                              ": their last dims (R + P) differ");
+  c.require(rank >= 1 && rank <= width, "o is " + o.str() + "; its last dim R must be in [1, " + std::to_string(width) +
+                                            "] (q's R + P)");
+  // One KV head: the latent row is the key, its first R columns the value.
+  const Tensor k = Tensor::view(latent_pages.data(), {latent_pages.size(0), latent_pages.size(1), 1, width}, q.dtype(),
+                                latent_pages.device(), {latent_pages.stride(0), latent_pages.stride(1), width, 1});
+  const Tensor v = Tensor::view(latent_pages.data(), {latent_pages.size(0), latent_pages.size(1), 1, rank}, q.dtype(),
+                                latent_pages.device(), {latent_pages.stride(0), latent_pages.stride(1), width, 1});
+  fmha_decode(q, {k, v, block_table}, seq_lens, o, params, options);
 }
 
 void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, const Tensor& slots, const Options& options) {
