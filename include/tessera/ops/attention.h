@@ -33,6 +33,13 @@ struct AttentionParams {
 void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse = {},
           const AttentionParams& params = {}, const Options& options = {});
 
+// Gradients of fmha (reference backend only so far): given d_o [B, Hq, Sq, Dv], the gradient of a loss with
+// respect to o, writes dq [B, Hq, Sq, Dqk], dk [B, Hkv, Sk, Dqk] and dv [B, Hkv, Sk, Dv] (dtype of q; dk and dv
+// sum over the query heads that share each KV head). The softmax is recomputed; masks, softcap and scale as in
+// the forward call with the same params.
+void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& d_o, const Tensor& dq,
+                   const Tensor& dk, const Tensor& dv, const AttentionParams& params = {}, const Options& options = {});
+
 // The packed variable-length form: sequence b owns query rows [cu_q[b], cu_q[b+1]) of q [Tq, Hq, Dqk] and
 // key rows [cu_k[b], cu_k[b+1]) of k [Tk, Hkv, Dqk] / v [Tk, Hkv, Dv]; cu_q, cu_k: [B + 1] i32, starting at 0,
 // non-decreasing. o [Tq, Hq, Dv]; lse, when defined, [Tq, Hq] f32. Masks align each sequence bottom-right.

@@ -34,6 +34,11 @@ dispatch::Op<FmhaArgs>& fmha_op() {
       });
   return op;
 }
+dispatch::Op<FmhaBackwardArgs>& fmha_backward_op() {
+  static dispatch::Op<FmhaBackwardArgs>& op =
+      register_op<FmhaBackwardArgs>("fmha_backward", &reference::fmha_backward, nullptr, nullptr);
+  return op;
+}
 dispatch::Op<FmhaVarlenArgs>& fmha_varlen_op() {
   static dispatch::Op<FmhaVarlenArgs>& op = register_op<FmhaVarlenArgs>(
       "fmha_varlen", &reference::fmha_varlen, &tile_host::fmha_varlen, TESSERA_CUDA_FN(tile_cuda::fmha_varlen),
@@ -140,6 +145,31 @@ void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, co
   const AttentionParams p = resolved(c, params, Dqk);
   if (o.numel() == 0) return;
   fmha_op()({q, k, v, o, lse, p}, q.device(), options);
+}
+
+void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& d_o, const Tensor& dq,
+                   const Tensor& dk, const Tensor& dv, const AttentionParams& params, const Options& options) {
+  const Checker c{"fmha_backward"};
+  check_operand(c, q, "q", 4, "[B, Hq, Sq, Dqk]");
+  check_operand(c, k, "k", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
+  check_operand(c, v, "v", 4, "[B, Hkv, Sk, Dv]", &q, "q");
+  check_operand(c, d_o, "d_o", 4, "[B, Hq, Sq, Dv]", &q, "q");
+  check_operand(c, dq, "dq", 4, "[B, Hq, Sq, Dqk]", &q, "q");
+  check_operand(c, dk, "dk", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
+  check_operand(c, dv, "dv", 4, "[B, Hkv, Sk, Dv]", &q, "q");
+  const int64_t B = q.size(0), Hq = q.size(1), Sq = q.size(2), Dqk = q.size(3);
+  const int64_t Hkv = k.size(1), Sk = k.size(2), Dv = v.size(3);
+  c.shape_is(k, "k", {B, Hkv, Sk, Dqk});
+  c.shape_is(v, "v", {B, Hkv, Sk, Dv});
+  c.shape_is(d_o, "d_o", {B, Hq, Sq, Dv});
+  c.shape_is(dq, "dq", q.shape());
+  c.shape_is(dk, "dk", k.shape());
+  c.shape_is(dv, "dv", v.shape());
+  check_heads(c, Hq, Hkv, "k");
+  check_head_dims(c, Dqk, Dv);
+  const AttentionParams p = resolved(c, params, Dqk);
+  if (dq.numel() + dk.numel() + dv.numel() == 0) return;
+  fmha_backward_op()({q, k, v, d_o, dq, dk, dv, p}, q.device(), options);
 }
 
 void fmha_varlen(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cu_q, const Tensor& cu_k,
@@ -255,6 +285,7 @@ void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, con
 
 void register_attention_ops() {
   fmha_op();
+  fmha_backward_op();
   fmha_varlen_op();
   fmha_decode_op();
   kv_cache_append_op();
