@@ -46,6 +46,11 @@ TEST_F(AttentionGpu, FmhaDecodeMatchesReference) {
   for (DType dt : {DType::bf16, DType::f32})
     for (const auto& c : kLongDecodeCases) check_fmha_decode(Device::cuda(), kCuda, dt, c);
 }
+TEST_F(AttentionGpu, MlaDecodeMatchesReference) {
+  for (DType dt : kFloatDTypes)
+    for (const auto& c : kMlaCases) check_mla_decode(Device::cuda(), kCuda, dt, c);
+  check_mla_decode(Device::cuda(), kCuda, DType::bf16, {{4096, 1000, 1}, 1, 128, 64});
+}
 TEST_F(AttentionGpu, KvCacheAppendMatchesReference) { check_kv_cache_append_all(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(Device::cuda(), kCuda); }
 

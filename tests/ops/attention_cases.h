@@ -242,6 +242,42 @@ inline void check_fmha_decode(Device dev, dispatch::Backend backend, DType dt, c
   EXPECT_TRUE(all_equal(o2, o));
 }
 
+// MLA decode: the latent cache [pages, page_size, 512 + 64] is both key and (its first 512 columns) value.
+// Checked against the reference, and the reference against fmha_decode over separate K and V copies.
+struct MlaCase {
+  std::vector<int64_t> lens;
+  int64_t Sq, H, page_size;
+};
+inline const MlaCase kMlaCases[] = {{{0, 300, 45}, 1, 16, 16}, {{70}, 2, 8, 7}};
+
+inline void check_mla_decode(Device dev, dispatch::Backend backend, DType dt, const MlaCase& m) {
+  constexpr int64_t R = 512, P = 64;
+  std::ostringstream trace;
+  trace << dtype_name(dt) << " mla lens";
+  for (int64_t n : m.lens) trace << " " << n;
+  trace << " Sq " << m.Sq << " H " << m.H << " page " << m.page_size;
+  SCOPED_TRACE(trace.str());
+  const DecodeCase c{m.lens, m.Sq, m.H, 1, R + P, R, m.page_size, true, {}};
+  const DecodeCache cpu = make_decode_cache(c, dt);
+  const int64_t B = int64_t(m.lens.size()), pages = cpu.k_pages.size(0);
+  Tensor latent = on_device(cpu.k_pages.reshape({pages, m.page_size, R + P}), dev);
+  // The value copy: the first R columns of every latent row.
+  std::vector<float> lf = floats(cpu.k_pages), vf;
+  for (size_t row = 0; row < lf.size() / size_t(R + P); ++row)
+    vf.insert(vf.end(), lf.begin() + long(row * size_t(R + P)), lf.begin() + long(row * size_t(R + P) + size_t(R)));
+  Tensor k_copy = on_device(cpu.k_pages, dev), v_copy = on_device(from_floats(vf, {pages, m.page_size, 1, R}, dt), dev);
+  Tensor table = on_device(cpu.block_table, dev), lens = on_device(cpu.seq_lens, dev);
+  Tensor q = random_tensor({B, m.Sq, m.H, R + P}, dt, dev, -1, 1);
+  Tensor o = poisoned({B, m.Sq, m.H, R}, dt, dev), o_ref = poisoned({B, m.Sq, m.H, R}, dt, dev);
+  Tensor o_split = poisoned({B, m.Sq, m.H, R}, dt, dev);
+  const ops::AttentionParams params{0.f, true, -1, 0.f};
+  ops::mla_decode(q, latent, table, lens, o, params, {backend});
+  ops::mla_decode(q, latent, table, lens, o_ref, params, {dispatch::Backend::reference});
+  ops::fmha_decode(q, {k_copy, v_copy, table}, lens, o_split, params, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_equal(o_ref, o_split));
+  EXPECT_TRUE(all_close(o, o_ref, attention_tolerance(dt)));
+}
+
 // Appends tokens (some skipped with -1, slots in scrambled order across pages) and compares the whole cache
 // bit for bit with the reference's, both starting from the same poisoned cache.
 inline void check_kv_cache_append(Device dev, dispatch::Backend backend, DType dt, int64_t T, int64_t Hkv, int64_t Dk, int64_t Dv,
@@ -340,6 +376,17 @@ inline void check_attention_bad_input(Device dev, dispatch::Backend backend) {
                            {"block_table[1, 1] = 5", "[0, 5)"});
   }
   EXPECT_EQ(written_elements(d_o), 0);
+
+  {
+    Tensor mq = random_tensor({2, 1, 4, 24}, f, dev), lat = random_tensor({P, page, 24}, f, dev);
+    Tensor mo = poisoned({2, 1, 4, 16}, f, dev);
+    expect_attention_error([&] { ops::mla_decode(mq, random_tensor({P, page, 20}, f, dev), bt, lens, mo, {}, opt); },
+                           {"latent_pages is", "last dims"});
+    expect_attention_error([&] { ops::mla_decode(mq, lat, bt, lens, poisoned({2, 1, 4, 30}, f, dev), {}, opt); }, {"o is", "R must be"});
+    expect_attention_error([&] { ops::mla_decode(mq, random_tensor({P, page, 2, 24}, f, dev), bt, lens, mo, {}, opt); },
+                           {"latent_pages is", "3 dims"});
+    EXPECT_EQ(written_elements(mo), 0);
+  }
 
   Tensor ak = random_tensor({3, 2, 16}, f, dev), av = random_tensor({3, 2, 8}, f, dev);
   Tensor pk = poisoned({P, page, 2, 16}, f, dev), pv = poisoned({P, page, 2, 8}, f, dev);

@@ -22,6 +22,10 @@ TEST(AttentionHost, FmhaDecodeMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kDecodeCases) check_fmha_decode(kCpu, kHost, dt, c);
 }
+TEST(AttentionHost, MlaDecodeMatchesReference) {
+  for (DType dt : kFloatDTypes)
+    for (const auto& c : kMlaCases) check_mla_decode(kCpu, kHost, dt, c);
+}
 TEST(AttentionHost, KvCacheAppendMatchesReference) { check_kv_cache_append_all(kCpu, kHost); }
 TEST(AttentionHost, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, kHost); }
 TEST(AttentionReference, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, dispatch::Backend::reference); }

@@ -33,6 +33,13 @@ struct AttentionParams {
 void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse = {},
           const AttentionParams& params = {}, const Options& options = {});
 
+// Gradients of fmha (reference backend only so far): given d_o [B, Hq, Sq, Dv], the gradient of a loss with
+// respect to o, writes dq [B, Hq, Sq, Dqk], dk [B, Hkv, Sk, Dqk] and dv [B, Hkv, Sk, Dv] (dtype of q; dk and dv
+// sum over the query heads that share each KV head). The softmax is recomputed; masks, softcap and scale as in
+// the forward call with the same params.
+void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& d_o, const Tensor& dq,
+                   const Tensor& dk, const Tensor& dv, const AttentionParams& params = {}, const Options& options = {});
+
 // The packed variable-length form: sequence b owns query rows [cu_q[b], cu_q[b+1]) of q [Tq, Hq, Dqk] and
 // key rows [cu_k[b], cu_k[b+1]) of k [Tk, Hkv, Dqk] / v [Tk, Hkv, Dv]; cu_q, cu_k: [B + 1] i32, starting at 0,
 // non-decreasing. o [Tq, Hq, Dv]; lse, when defined, [Tq, Hq] f32. Masks align each sequence bottom-right.
@@ -59,6 +66,17 @@ struct KvCache {
 // backend keeps per device and stream (allocated on the first call that needs more, then reused).
 void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, const Tensor& o,
                  const AttentionParams& params = {}, const Options& options = {});
+
+// MLA decode (DeepSeek-V2/V3, projections absorbed): every query head attends to one shared latent cache.
+// q [B, Sq, H, R + P] holds each head's absorbed no-rope query (q_nope @ W_UK, R = kv_lora_rank, e.g. 512)
+// followed by its rope part (P, e.g. 64); latent_pages [num_pages, page_size, R + P] holds the compressed
+// c_kv (R) followed by the shared rope key (P) of each token; o [B, Sq, H, R] is the attention-weighted c_kv
+// (the caller applies W_UV). R = o.size(-1). Logits are scale * (q_nope . c_kv + q_rope . k_rope) with scale
+// 0 meaning 1 / sqrt(R + P); pass the model's softmax scale (DeepSeek uses 1 / sqrt(qk_nope + qk_rope) times
+// its YaRN factor). block_table, seq_lens and params as for fmha_decode. This is fmha_decode with one KV head,
+// K = the whole latent row and V = its first R columns (a view, no copy).
+void mla_decode(const Tensor& q, const Tensor& latent_pages, const Tensor& block_table, const Tensor& seq_lens,
+                const Tensor& o, const AttentionParams& params = {}, const Options& options = {});
 
 // Writes k [T, Hkv, Dk] and v [T, Hkv, Dv] into the cache: token i goes to flat slot slots[i]
 // (slots [T] i64: page * page_size + offset; for a contiguous cache b * S_max + position). A negative slot

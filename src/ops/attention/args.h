@@ -15,6 +15,11 @@ struct FmhaArgs {
   AttentionParams params;
 };
 
+struct FmhaBackwardArgs {
+  Tensor q, k, v, d_o, dq, dk, dv;
+  AttentionParams params;
+};
+
 struct FmhaVarlenArgs {
   Tensor q, k, v, cu_q, cu_k, o, lse;  // lse may be absent
   AttentionParams params;
@@ -38,7 +43,10 @@ struct KvCacheAppendArgs {
   void fmha_varlen(const FmhaVarlenArgs& args, const dispatch::Options& opt);     \
   void fmha_decode(const FmhaDecodeArgs& args, const dispatch::Options& opt);     \
   void kv_cache_append(const KvCacheAppendArgs& args, const dispatch::Options& opt);
-namespace reference { TESSERA_ATTENTION_BACKEND_DECLS }
+namespace reference {
+TESSERA_ATTENTION_BACKEND_DECLS
+void fmha_backward(const FmhaBackwardArgs& args, const dispatch::Options& opt);
+}
 namespace tile_host { TESSERA_ATTENTION_BACKEND_DECLS }
 namespace tile_cuda { TESSERA_ATTENTION_BACKEND_DECLS }
 #undef TESSERA_ATTENTION_BACKEND_DECLS

@@ -34,6 +34,11 @@ dispatch::Op<FmhaArgs>& fmha_op() {
       });
   return op;
 }
+dispatch::Op<FmhaBackwardArgs>& fmha_backward_op() {
+  static dispatch::Op<FmhaBackwardArgs>& op =
+      register_op<FmhaBackwardArgs>("fmha_backward", &reference::fmha_backward, nullptr, nullptr);
+  return op;
+}
 dispatch::Op<FmhaVarlenArgs>& fmha_varlen_op() {
   static dispatch::Op<FmhaVarlenArgs>& op = register_op<FmhaVarlenArgs>(
       "fmha_varlen", &reference::fmha_varlen, &tile_host::fmha_varlen, TESSERA_CUDA_FN(tile_cuda::fmha_varlen),
@@ -47,7 +52,10 @@ dispatch::Op<FmhaDecodeArgs>& fmha_decode_op() {
   static dispatch::Op<FmhaDecodeArgs>& op = register_op<FmhaDecodeArgs>(
       "fmha_decode", &reference::fmha_decode, &tile_host::fmha_decode, TESSERA_CUDA_FN(tile_cuda::fmha_decode),
       [](const FmhaDecodeArgs& a) {
-        if (auto r = head_dims_refusal(a.q.size(3), a.cache.v_pages.size(3))) return r;
+        // Decode also compiles the MLA pair (576, 512).
+        if (a.q.size(3) > 576 || a.cache.v_pages.size(3) > 512)
+          return dispatch::Refusal("no decode tile kernel for head dims " + std::to_string(a.q.size(3)) + " / " +
+                                   std::to_string(a.cache.v_pages.size(3)) + " (at most 576 / 512)");
         return index_refusal(a.cache.k_pages.size(0) * a.cache.k_pages.size(1), "cache slots");
       });
   return op;
@@ -139,6 +147,31 @@ void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, co
   fmha_op()({q, k, v, o, lse, p}, q.device(), options);
 }
 
+void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& d_o, const Tensor& dq,
+                   const Tensor& dk, const Tensor& dv, const AttentionParams& params, const Options& options) {
+  const Checker c{"fmha_backward"};
+  check_operand(c, q, "q", 4, "[B, Hq, Sq, Dqk]");
+  check_operand(c, k, "k", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
+  check_operand(c, v, "v", 4, "[B, Hkv, Sk, Dv]", &q, "q");
+  check_operand(c, d_o, "d_o", 4, "[B, Hq, Sq, Dv]", &q, "q");
+  check_operand(c, dq, "dq", 4, "[B, Hq, Sq, Dqk]", &q, "q");
+  check_operand(c, dk, "dk", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
+  check_operand(c, dv, "dv", 4, "[B, Hkv, Sk, Dv]", &q, "q");
+  const int64_t B = q.size(0), Hq = q.size(1), Sq = q.size(2), Dqk = q.size(3);
+  const int64_t Hkv = k.size(1), Sk = k.size(2), Dv = v.size(3);
+  c.shape_is(k, "k", {B, Hkv, Sk, Dqk});
+  c.shape_is(v, "v", {B, Hkv, Sk, Dv});
+  c.shape_is(d_o, "d_o", {B, Hq, Sq, Dv});
+  c.shape_is(dq, "dq", q.shape());
+  c.shape_is(dk, "dk", k.shape());
+  c.shape_is(dv, "dv", v.shape());
+  check_heads(c, Hq, Hkv, "k");
+  check_head_dims(c, Dqk, Dv);
+  const AttentionParams p = resolved(c, params, Dqk);
+  if (dq.numel() + dk.numel() + dv.numel() == 0) return;
+  fmha_backward_op()({q, k, v, d_o, dq, dk, dv, p}, q.device(), options);
+}
+
 void fmha_varlen(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cu_q, const Tensor& cu_k,
                  const Tensor& o, const Tensor& lse, const AttentionParams& params, const Options& options) {
   const Checker c{"fmha_varlen"};
@@ -208,6 +241,25 @@ void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, 
   fmha_decode_op()({q, cache, seq_lens, o, p}, q.device(), options);
 }
 
+void mla_decode(const Tensor& q, const Tensor& latent_pages, const Tensor& block_table, const Tensor& seq_lens,
+                const Tensor& o, const AttentionParams& params, const Options& options) {
+  const Checker c{"mla_decode"};
+  check_operand(c, q, "q", 4, "[B, Sq, H, R + P]");
+  check_operand(c, latent_pages, "latent_pages", 3, "[num_pages, page_size, R + P]", &q, "q");
+  check_operand(c, o, "o", 4, "[B, Sq, H, R]", &q, "q");
+  const int64_t width = q.size(3), rank = o.size(3);
+  c.require(latent_pages.size(2) == width, "latent_pages is " + latent_pages.str() + " and q is " + q.str() +
+                                              ": their last dims (R + P) differ");
+  c.require(rank >= 1 && rank <= width, "o is " + o.str() + "; its last dim R must be in [1, " + std::to_string(width) +
+                                            "] (q's R + P)");
+  // One KV head: the latent row is the key, its first R columns the value.
+  const Tensor k = Tensor::view(latent_pages.data(), {latent_pages.size(0), latent_pages.size(1), 1, width}, q.dtype(),
+                                latent_pages.device(), {latent_pages.stride(0), latent_pages.stride(1), width, 1});
+  const Tensor v = Tensor::view(latent_pages.data(), {latent_pages.size(0), latent_pages.size(1), 1, rank}, q.dtype(),
+                                latent_pages.device(), {latent_pages.stride(0), latent_pages.stride(1), width, 1});
+  fmha_decode(q, {k, v, block_table}, seq_lens, o, params, options);
+}
+
 void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, const Tensor& slots, const Options& options) {
   const Checker c{"kv_cache_append"};
   check_operand(c, k, "k", 3, "[T, Hkv, Dk]");
@@ -233,6 +285,7 @@ void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, con
 
 void register_attention_ops() {
   fmha_op();
+  fmha_backward_op();
   fmha_varlen_op();
   fmha_decode_op();
   kv_cache_append_op();

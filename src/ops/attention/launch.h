@@ -2,7 +2,8 @@
 //
 // Configurations: 128 threads; prefill tiles of 32 query rows, decode tiles of 16 (token, head) rows; keys
 // in tiles of 64 and head dims in chunks of 64 (online_softmax.tile.h). Head dims are compiled for the pairs
-// (Dqk, Dv) = (64, 64), (128, 128), (192, 128), (256, 256); smaller dims run on the next pair up, zero-padded.
+// (Dqk, Dv) = (64, 64), (128, 128), (192, 128), (256, 256), and for decode also MLA's (576, 512); smaller dims
+// run on the next pair up, zero-padded.
 // The shared-memory mma of the tile library bounds the tile sizes (its static staging buffers must stay under
 // 48 KiB per block with f32 inputs).
 #pragma once
@@ -38,6 +39,14 @@ void visit_head_dims(int64_t dqk, int64_t dv, F&& f) {
   else if (dqk <= 192 && dv <= 128) f(HeadDims<192, 128>{});
   else if (dqk <= 256 && dv <= 256) f(HeadDims<256, 256>{});
   else invalid_argument("attention: no tile kernel for head dims " + std::to_string(dqk) + " / " + std::to_string(dv));
+}
+
+// Decode adds the MLA pair: a 512-wide latent plus 64 rope columns against the 512-wide latent value.
+template <class F>
+void visit_decode_head_dims(int64_t dqk, int64_t dv, F&& f) {
+  if (dqk <= 256 && dv <= 256) visit_head_dims(dqk, dv, f);
+  else if (dqk <= 576 && dv <= 512) f(HeadDims<576, 512>{});
+  else invalid_argument("attention: no decode tile kernel for head dims " + std::to_string(dqk) + " / " + std::to_string(dv));
 }
 
 // A rank-N view of t with its dims in the order `order` (view dim d is tensor dim order[d]).
@@ -187,7 +196,7 @@ void fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
 
 void fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.q.dtype(), [&](auto t) {
-    visit_head_dims(a.q.size(3), a.cache.v_pages.size(3),
+    visit_decode_head_dims(a.q.size(3), a.cache.v_pages.size(3),
                     [&](auto d) { launch_fmha_decode<decltype(t), d.qk, d.v>(a, opt); });
   });
 }

@@ -74,6 +74,59 @@ void fmha(const FmhaArgs& a, const dispatch::Options&) {
   if (!is_absent(a.lse)) write_float_vector(a.lse, lse);
 }
 
+// With x = scale * q.k and s = softcap * tanh(x / softcap) (or s = x), p = softmax(s) over the visible keys:
+//   dv_j += p_ij do_i;   dp_ij = do_i . v_j;   ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij')
+//   dx_ij = ds_ij (1 - (s_ij / softcap)^2)  (or ds_ij);   dq_i += scale dx_ij k_j;   dk_j += scale dx_ij q_i
+void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options&) {
+  const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), Dqk = a.q.size(3);
+  const int64_t Hkv = a.k.size(1), Sk = a.k.size(2), Dv = a.v.size(3);
+  const auto q = to_float_vector(a.q), k = to_float_vector(a.k), v = to_float_vector(a.v), d_o = to_float_vector(a.d_o);
+  std::vector<double> dq(q.size(), 0.0), dk(k.size(), 0.0), dv(v.size(), 0.0);
+  const AttentionParams& p = a.params;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t kv = b * Hkv + h / (Hq / Hkv);
+      for (int64_t i = 0; i < Sq; ++i) {
+        const int64_t row = (b * Hq + h) * Sq + i;
+        const KeyRange range = visible_keys(i + Sk - Sq, Sk, p.causal, p.window_left);
+        if (range.empty()) continue;
+        const float* qi = q.data() + row * Dqk;
+        const float* doi = d_o.data() + row * Dv;
+        const size_t n = size_t(range.end - range.begin);
+        std::vector<double> s(n), prob(n), dp(n);
+        double m = kNegInf, l = 0, d_sum = 0;
+        for (size_t j = 0; j < n; ++j) {
+          s[j] = logit(qi, k.data() + (kv * Sk + range.begin + int64_t(j)) * Dqk, Dqk, p);
+          m = std::max(m, s[j]);
+        }
+        for (size_t j = 0; j < n; ++j) l += std::exp(s[j] - m);
+        for (size_t j = 0; j < n; ++j) {
+          const int64_t key = kv * Sk + range.begin + int64_t(j);
+          prob[j] = std::exp(s[j] - m) / l;
+          dp[j] = 0;
+          for (int64_t c = 0; c < Dv; ++c) {
+            dp[j] += double(doi[c]) * v[size_t(key * Dv + c)];
+            dv[size_t(key * Dv + c)] += prob[j] * doi[c];
+          }
+          d_sum += prob[j] * dp[j];
+        }
+        for (size_t j = 0; j < n; ++j) {
+          const int64_t key = kv * Sk + range.begin + int64_t(j);
+          double dx = prob[j] * (dp[j] - d_sum);
+          if (p.softcap > 0) dx *= 1 - (s[j] / p.softcap) * (s[j] / p.softcap);
+          for (int64_t c = 0; c < Dqk; ++c) {
+            dq[size_t(row * Dqk + c)] += p.scale * dx * k[size_t(key * Dqk + c)];
+            dk[size_t(key * Dqk + c)] += p.scale * dx * qi[c];
+          }
+        }
+      }
+    }
+  auto as_float = [](const std::vector<double>& x) { return std::vector<float>(x.begin(), x.end()); };
+  write_float_vector(a.dq, as_float(dq));
+  write_float_vector(a.dk, as_float(dk));
+  write_float_vector(a.dv, as_float(dv));
+}
+
 void fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options&) {
   const int64_t Tq = a.q.size(0), Hq = a.q.size(1), Dqk = a.q.size(2);
   const int64_t Tk = a.k.size(0), Hkv = a.k.size(1), Dv = a.v.size(2);

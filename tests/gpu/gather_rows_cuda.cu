@@ -1,0 +1,3 @@
+// The gather/scatter test kernel on CUDA.
+#include "tessera/tile/tile.h"
+#include "gather_rows_launch.h"

@@ -1,0 +1,38 @@
+// Test kernel for gather_rows / scatter_rows: one block gathers R rows of C columns (from column col0) of a
+// rank-3 source view by the indices `gather_idx`, stores the tile densely to `tile_out`, and scatters it into
+// `dst` by the indices `scatter_idx`. Instantiated for the host (gather_rows_host.cpp) and CUDA
+// (gather_rows_cuda.cu); test_gather_rows_gpu.cpp checks both give identical bits.
+#pragma once
+#include "tessera/tile/tile.h"
+
+namespace tessera::gather_rows_tests {
+
+template <class T, int R, int C, int TH>
+struct GatherScatter {
+  static constexpr int threads = TH;
+  struct Params {
+    tile::View3<const T> src;
+    tile::View3<T> dst;
+    tile::View2<const int32_t> gather_idx, scatter_idx;  // [R, 1]
+    tile::View2<T> tile_out;                              // [R, C]
+    int64_t col0;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const auto tile = gather_rows<C>(blk, p.src, load<R, 1>(blk, p.gather_idx, {0, 0}), p.col0, -7.f);
+    store(blk, p.tile_out, {0, 0}, tile);
+    scatter_rows(blk, p.dst, load<R, 1>(blk, p.scatter_idx, {0, 0}), p.col0, tile);
+  }
+};
+
+struct GatherLayout { int rows, cols, threads; bool bf16; const char* why; };
+inline constexpr GatherLayout kGatherLayouts[] = {
+    {16, 64, 128, false, "16x64, one chunk per thread"},
+    {16, 64, 128, true, "16x64 bf16, 16-byte chunks"},
+    {4, 8, 32, false, "4x8, replicated"},
+    {64, 1, 128, false, "64x1 column"},
+    {32, 16, 64, false, "32x16, several chunks per thread"},
+};
+inline constexpr int kNumGatherLayouts = int(sizeof(kGatherLayouts) / sizeof(kGatherLayouts[0]));
+
+}  // namespace tessera::gather_rows_tests

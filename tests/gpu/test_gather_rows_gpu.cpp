@@ -1,0 +1,80 @@
+// gather_rows / scatter_rows on CUDA give the host's bits: strided and unaligned source views, indices that
+// are negative or past the view, column windows that cross the view's last column, every tile layout.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/test_util.h"
+#include "tessera/runtime/tensor.h"
+
+namespace tessera::gather_rows_tests {
+#define TESSERA_GATHER_RUNNER                                                                                   \
+  void gather_scatter(int layout, const Tensor& src, const Tensor& dst, const Tensor& gather_idx, const Tensor& scatter_idx, \
+                      const Tensor& tile_out, int64_t col0);
+namespace tile_host { TESSERA_GATHER_RUNNER }
+namespace tile_cuda { TESSERA_GATHER_RUNNER }
+#undef TESSERA_GATHER_RUNNER
+}  // namespace tessera::gather_rows_tests
+
+#if TESSERA_WITH_CUDA
+#include "gather_rows_kernels.h"
+
+namespace tessera::gather_rows_tests {
+namespace {
+using namespace tessera::testing;
+
+// Rank-3 view [d0, d1, cols] into a larger buffer: dim 1 padded by 3 rows, rows padded by 5 elements, starting
+// one element in (so 16-byte chunks are unaligned unless the row stride restores alignment).
+struct Strided {
+  Tensor buffer, view;
+};
+Strided strided(int64_t d0, int64_t d1, int64_t cols, DType dt, Device dev, bool poison_it) {
+  const int64_t row = cols + 5, plane = (d1 + 3) * row;
+  Strided s;
+  s.buffer = poison_it ? poisoned({d0 * plane + 1}, dt, dev) : random_tensor({d0 * plane + 1}, dt, dev, -4, 4);
+  char* base = static_cast<char*>(s.buffer.data()) + dtype_size(dt);
+  s.view = Tensor::view(base, {d0, d1, cols}, dt, dev, {plane, row, 1});
+  return s;
+}
+
+TEST(GatherRowsGpu, MatchesHostBitForBit) {
+  TESSERA_REQUIRE_GPU();
+  for (int layout = 0; layout < kNumGatherLayouts; ++layout) {
+    const GatherLayout& l = kGatherLayouts[layout];
+    const DType dt = l.bf16 ? DType::bf16 : DType::f32;
+    const int64_t d0 = 5, d1 = 7, cols = l.cols + 3, n = d0 * d1;
+    for (int64_t col0 : {int64_t(0), int64_t(5), int64_t(-2)}) {
+      SCOPED_TRACE(std::string(l.why) + ", col0 " + std::to_string(col0));
+      // Indices: a permutation-like spread, with -1, a row past the end and a very negative one mixed in.
+      std::vector<float> gi(size_t(l.rows)), si(size_t(l.rows));
+      for (int r = 0; r < l.rows; ++r) {
+        gi[size_t(r)] = float((r * 13 + 4) % (n + 2)) - (r % 9 == 4 ? 100.f : 0.f);
+        si[size_t(r)] = r % 7 == 3 ? -1.f : float((r * 17 + 1) % n);
+      }
+      // Scatter targets must be distinct to be defined: keep the first occurrence of each.
+      for (int r = 0; r < l.rows; ++r)
+        for (int q = 0; q < r; ++q)
+          if (si[size_t(q)] == si[size_t(r)]) si[size_t(r)] = -1.f;
+      Tensor gidx = from_floats(gi, {l.rows, 1}, DType::i32), sidx = from_floats(si, {l.rows, 1}, DType::i32);
+      Strided src = strided(d0, d1, cols, dt, Device::cpu(), false);
+      Strided dst_h = strided(d0, d1, cols, dt, Device::cpu(), true);
+      Tensor out_h = poisoned({l.rows, l.cols}, dt);
+      tile_host::gather_scatter(layout, src.view, dst_h.view, gidx, sidx, out_h, col0);
+
+      Tensor src_buf_g = src.buffer.to(Device::cuda());
+      Tensor src_g = Tensor::view(static_cast<char*>(src_buf_g.data()) + dtype_size(dt), src.view.shape(), dt, Device::cuda(),
+                                  src.view.strides());
+      Strided dst_g = strided(d0, d1, cols, dt, Device::cuda(), true);
+      Tensor out_g = poisoned({l.rows, l.cols}, dt, Device::cuda());
+      tile_cuda::gather_scatter(layout, src_g, dst_g.view, gidx.to(Device::cuda()), sidx.to(Device::cuda()), out_g, col0);
+      synchronize(Device::cuda());
+      EXPECT_TRUE(all_equal(out_g.to(Device::cpu()), out_h));
+      EXPECT_TRUE(all_equal(dst_g.buffer.to(Device::cpu()), dst_h.buffer));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::gather_rows_tests
+#endif
