@@ -2,6 +2,8 @@
 //
 //   mean = sum(x) / n
 //   d    = x - mean                       (zero in the padding beyond n)
+//   d    = d - sum(d) / n                 -- one correction: removes the rounding of the fp32 mean, which
+//                                            for rows with a large mean is far above the output's precision
 //   rstd = 1 / sqrt(sum(d^2) / n + eps)   -- the centred form, stable for rows with a large mean
 //   y    = d * rstd * weight + bias
 //
@@ -32,7 +34,8 @@ struct LayerNorm {
       const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));  // in flight during the reductions
       const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}));
       const auto mean = row_sum(x) / float(n);
-      const auto d = where(col < n, x - mean, 0.f);
+      const auto d0 = where(col < n, x - mean, 0.f);
+      const auto d = where(col < n, d0 - row_sum(d0) / float(n), 0.f);
       const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
       store(blk, p.y, {r0, 0}, cast<T>(d * rstd * w + b));
       return;
@@ -45,14 +48,17 @@ struct LayerNorm {
     auto sums = zeros<float, ROWS, COLS>(blk);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) sums = sums + cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
     const auto mean = row_sum(sums) / float(n);
-    auto squares = zeros<float, ROWS, COLS>(blk);
+    auto squares = zeros<float, ROWS, COLS>(blk), shifts = zeros<float, ROWS, COLS>(blk);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
       const auto d = where(col + c0 < n, cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean, 0.f);
+      shifts = shifts + d;
       squares = squares + d * d;
     }
-    const auto rstd = rsqrt(row_sum(squares) / float(n) + p.eps);
+    // The correction of the one-tile path, folded in: var = E[d^2] - E[d]^2 with d centred on the fp32 mean.
+    const auto shift = row_sum(shifts) / float(n);
+    const auto rstd = rsqrt(row_sum(squares) / float(n) - shift * shift + p.eps);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
-      const auto d = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean;
+      const auto d = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean - shift;
       const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, c0}));
       const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, c0}));
       store(blk, p.y, {r0, c0}, cast<T>(d * rstd * w + b));
