@@ -117,8 +117,11 @@ void check_small_float() {
   for (int c = 0; c < codes; ++c) {
     const double want = decode_small(c, EXP, MAN, FINITE_ONLY);
     const float got = to_float(T{uint8_t(c)});
-    if (std::isnan(want)) ASSERT_TRUE(std::isnan(got)) << c;
-    else ASSERT_EQ(double(got), want) << "code " << c;
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(got)) << c;
+    } else {
+      ASSERT_EQ(double(got), want) << "code " << c;
+    }
     if (!std::isnan(want)) ASSERT_EQ(from_float<T>(got).bits, c) << "round trip of code " << c;
   }
   for (float f : probe_floats(codes, [](int c) { return decode_small(c, EXP, MAN, FINITE_ONLY); })) {
