@@ -87,6 +87,14 @@ struct MinBlocksPerSm : Kernel {
   static constexpr int min_blocks_per_sm = N;
 };
 
+// The first element of the tile that block `blk` of a one-dimensional grid covers, when the grid walks a
+// (row tiles) x (col_tiles) grid of ROWS x COLS tiles row by row. Elementwise kernels use one grid axis so
+// that any number of rows fits (CUDA's second and third grid axes stop at 65535).
+template <int ROWS, int COLS, class Block>
+TILE_HD Coord tile_origin(const Block& blk, int64_t col_tiles) {
+  return {blk.bid(0) / col_tiles * ROWS, blk.bid(0) % col_tiles * COLS};
+}
+
 struct Grid {
   int64_t x = 1, y = 1, z = 1;
   int64_t count() const { return x * y * z; }

@@ -23,8 +23,7 @@ struct Gelu {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0) / p.col_blocks * ROWS;
-    const int64_t c0 = blk.bid(0) % p.col_blocks * COLS;
+    const auto [r0, c0] = tile::tile_origin<ROWS, COLS>(blk, p.col_blocks);
     const auto x = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
     if (p.tanh_approx) {
       const auto inner = 0.7978845608028654f * (x + 0.044715f * (x * x * x));

@@ -19,8 +19,7 @@ struct Add {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0) / p.col_blocks * ROWS;
-    const int64_t c0 = blk.bid(0) % p.col_blocks * COLS;
+    const auto [r0, c0] = tile::tile_origin<ROWS, COLS>(blk, p.col_blocks);
     const auto a = cast<float>(load<ROWS, COLS>(blk, p.a, {r0, c0}));
     const auto b = cast<float>(load<ROWS, COLS>(blk, p.b, {r0, c0}));
     store(blk, p.y, {r0, c0}, cast<T>(a + b));

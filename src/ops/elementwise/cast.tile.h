@@ -16,8 +16,7 @@ struct Cast {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0) / p.col_blocks * ROWS;
-    const int64_t c0 = blk.bid(0) % p.col_blocks * COLS;
+    const auto [r0, c0] = tile::tile_origin<ROWS, COLS>(blk, p.col_blocks);
     store(blk, p.y, {r0, c0}, cast<To>(cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}))));
   }
 };

@@ -17,8 +17,7 @@ struct Transpose {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0) / p.col_blocks * TILE;
-    const int64_t c0 = blk.bid(0) % p.col_blocks * TILE;
+    const auto [r0, c0] = tile::tile_origin<TILE, TILE>(blk, p.col_blocks);
     const auto t = cast<float>(load<TILE, TILE>(blk, p.x, {r0, c0}));
     store(blk, p.y, {c0, r0}, cast<T>(transpose(t)));
   }
