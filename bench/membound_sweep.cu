@@ -42,23 +42,26 @@ struct WithMinBlocks : K {
   static constexpr int min_blocks_per_sm = MIN_BLOCKS;
 };
 
-__global__ void fill_bf16(bf16* p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    uint32_t h = uint32_t(i) * 2654435761u ^ seed;
-    h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
-    const float u = float(h & 0xffffff) / float(0x1000000) * 4.f - 2.f;  // uniform in [-2, 2)
-    p[i] = tessera::from_float<bf16>(u);
+// Random data is made on the host and copied: this tool launches only tessera's tile kernels.
+static void fill_bf16(bf16* p, size_t n, uint32_t seed) {
+  std::vector<bf16> h(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t x = uint32_t(i) * 2654435761u ^ seed;
+    x ^= x >> 13; x *= 0x5bd1e995u; x ^= x >> 15;
+    h[i] = tessera::from_float<bf16>(float(x & 0xffffff) / float(0x1000000) * 4.f - 2.f);  // uniform in [-2, 2)
   }
+  CK(cudaMemcpy(p, h.data(), n * sizeof(bf16), cudaMemcpyHostToDevice));
 }
-__global__ void fill_ids(int32_t* p, size_t n, int32_t vocab) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    p[i] = int32_t((uint32_t(i) * 2654435761u) % uint32_t(vocab));
+static void fill_ids(int32_t* p, size_t n, int32_t vocab) {
+  std::vector<int32_t> h(n);
+  for (size_t i = 0; i < n; ++i) h[i] = int32_t((uint32_t(i) * 2654435761u) % uint32_t(vocab));
+  CK(cudaMemcpy(p, h.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice));
 }
 
 static bf16* alloc_bf16(size_t n, uint32_t seed) {
   bf16* p;
   CK(cudaMalloc(&p, n * sizeof(bf16)));
-  fill_bf16<<<1024, 256>>>(p, n, seed);
+  fill_bf16(p, n, seed);
   return p;
 }
 
@@ -307,7 +310,7 @@ int main() {
       int32_t* pos;
       float* inv_freq;
       CK(cudaMalloc(&pos, m * 4));
-      fill_ids<<<256, 256>>>(pos, m, 4096);
+      fill_ids(pos, m, 4096);
       std::vector<float> f(64);
       for (int i = 0; i < 64; ++i) f[i] = float(1.0 / std::pow(10000.0, 2.0 * i / 128));
       CK(cudaMalloc(&inv_freq, 64 * 4));
@@ -325,7 +328,7 @@ int main() {
       bf16* table = alloc_bf16(vocab * k, 3);
       int32_t* ids;
       CK(cudaMalloc(&ids, m * 4));
-      fill_ids<<<256, 256>>>(ids, m, int32_t(vocab));
+      fill_ids(ids, m, int32_t(vocab));
       CK(cudaDeviceSynchronize());
       GATHER(1, 2048, 128);
       CK(cudaFree(table));
