@@ -67,6 +67,6 @@ int main(int argc, char** argv) {
   const bool pass = examples::check("C = silu(A @ B + bias)", examples::pick_rows(dc.download(), rows, n), want, examples::matmul_tolerance(k));
 
   const double ms = examples::median_ms(run, examples::kOnGpu ? 20 : 5, 1);
-  std::printf("time %.4f ms, %.2f TFLOP/s\n", ms, examples::tflops(m, n, k, ms));
+  examples::print_matmul_rate(m, n, k, ms);
   return pass ? 0 : 1;
 }

@@ -63,7 +63,7 @@ struct MatmulStaged {
 // Prints which step of the schedule computes each output tile (for small grids): tile i of the schedule
 // runs on block i % blocks in wave i / blocks.
 void print_schedule(const tile::TileSchedule& s, int64_t blocks) {
-  std::printf("tile schedule: %lld x %lld output tiles, groups of %lld tile rows, %lld persistent blocks (%lld waves)\n",
+  std::printf("tile schedule: %lld x %lld output tiles, groups of %lld tile rows, %lld persistent blocks, %lld wave(s)\n",
               (long long)s.tile_rows, (long long)s.tile_cols, (long long)s.group, (long long)blocks,
               (long long)((s.count() + blocks - 1) / blocks));
   if (s.tile_rows > 16 || s.tile_cols > 16) return;
@@ -112,6 +112,6 @@ int main(int argc, char** argv) {
   const bool pass = examples::check("C = A @ B^T", examples::pick_rows(dc.download(), rows, n), want, examples::matmul_tolerance(k));
 
   const double ms = examples::median_ms(run, examples::kOnGpu ? 20 : 5, 1);
-  std::printf("time %.4f ms, %.2f TFLOP/s\n", ms, examples::tflops(m, n, k, ms));
+  examples::print_matmul_rate(m, n, k, ms);
   return pass ? 0 : 1;
 }

@@ -104,20 +104,24 @@ class Buffer {
   size_t n_ = 0;
 };
 
-// Fresh uniform random values in [lo, hi) each run (the seed is printed so a failure can be replayed
-// with EXAMPLE_SEED=<seed>), rounded to T.
-template <class T>
-std::vector<T> random_values(size_t n, float lo = -1.f, float hi = 1.f) {
-  static const unsigned seed = [] {
+// The random generator of a run: freshly seeded each run; the seed is printed so a failure can be replayed
+// with EXAMPLE_SEED=<seed>.
+inline std::mt19937& random_generator() {
+  static std::mt19937 rng([] {
     const char* s = std::getenv("EXAMPLE_SEED");
     const unsigned v = s ? unsigned(std::strtoul(s, nullptr, 10)) : std::random_device{}();
     std::printf("seed %u\n", v);
     return v;
-  }();
-  static std::mt19937 rng(seed);
+  }());
+  return rng;
+}
+
+// n uniform random values in [lo, hi), rounded to T.
+template <class T>
+std::vector<T> random_values(size_t n, float lo = -1.f, float hi = 1.f) {
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<T> v(n);
-  for (auto& x : v) x = tessera::from_float<T>(dist(rng));
+  for (auto& x : v) x = tessera::from_float<T>(dist(random_generator()));
   return v;
 }
 
@@ -188,6 +192,13 @@ inline void synchronize() {
 template <class T>
 tessera::tile::View2<T> matrix(T* data, int64_t rows, int64_t cols) {
   return {data, {rows, cols}, {cols, 1}};
+}
+
+// Prints a matmul's rate: TFLOP/s on the GPU, GFLOP/s on the CPU.
+inline void print_matmul_rate(int64_t m, int64_t n, int64_t k, double ms) {
+  const double flops_per_ms = 2.0 * double(m) * double(n) * double(k) / ms;
+  if (kOnGpu) std::printf("time %.4f ms, %.2f TFLOP/s\n", ms, flops_per_ms / 1e9);
+  else std::printf("time %.4f ms, %.3f GFLOP/s\n", ms, flops_per_ms / 1e6);
 }
 
 // Positional integer arguments (sizes), each with its default.

@@ -54,6 +54,5 @@ inline std::vector<float> pick_rows(const std::vector<float>& c, const std::vect
 // What fp32 accumulation of k products of inputs in [-1, 1] may differ from the double reference by.
 inline double matmul_tolerance(int64_t k) { return 1e-4 + 2e-6 * double(k); }
 
-inline double tflops(int64_t m, int64_t n, int64_t k, double ms) { return 2.0 * double(m) * double(n) * double(k) / (ms * 1e9); }
 
 }  // namespace examples
