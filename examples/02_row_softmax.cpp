@@ -10,7 +10,8 @@
 //   for each column tile x:   m' = max(m, row_max(x));  l = l * exp2((m - m') k) + row_sum(exp2((x - m') k));  m = m'
 //   for each column tile x:   y = exp2((x - m) k) / l                       k = log2(e)
 //
-// Columns past the row's end load as -inf, so they weigh exp2(-inf) = 0 and need no mask.
+// Columns past the row's end load as -inf, so they weigh exp2(-inf) = 0 and need no mask. (Rows past the
+// last one load as -inf too; their results are NaN and never stored.)
 //
 //   run: example_02_row_softmax [rows] [cols]
 #include <limits>

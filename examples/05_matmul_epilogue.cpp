@@ -1,6 +1,6 @@
 // Step 5: a fused epilogue. C = silu(A @ B + bias), where the bias and the activation are applied to the
-// fp32 accumulator while it is still in registers, before the one store: no second kernel, no round trip of
-// C through memory (for an MLP layer that round trip would cost as much memory traffic as C itself, twice).
+// fp32 accumulator while it is still in registers, before the one store. Unfused, a second kernel would read
+// C back and write it again: three passes over C in memory instead of one.
 //
 // The accumulator's elements are spread over the GPU threads in the tensor cores' layout, not the layout a
 // plain load gives. So the bias is read with load_like(acc): a tile shaped and distributed like acc. The

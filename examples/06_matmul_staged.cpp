@@ -1,15 +1,16 @@
 // Step 6: the staged pipeline, the shape of a fast Hopper matmul. C = A @ B^T with B as [N, K] (the weight
 // layout of a linear layer), bf16 in, fp32 accumulate.
 //
-// Three changes from step 5, each written as one tile-language construct (tessera/tile/staged.h):
+// Two changes from step 4, each written as tile-language constructs (tessera/tile/staged.h):
 //  - a persistent grid: one block per multiprocessor, each walking the output tiles of a TileSchedule
 //    (block b takes tiles b, b + blocks, ...), in groups of 8 tile rows so that the tiles computed at the
 //    same time share A rows and B columns in L2;
 //  - a producer and consumers: the producer fills a ring of STAGES shared-memory stages with BK-wide slices
 //    of A and B (load_async: on Hopper the TMA copy engine, zeros past the edges), while the consumers take
 //    each stage as it arrives, mma it on the tensor cores (wgmma) and release it for refilling. Loads of
-//    slice k + STAGES - 1 overlap the math of slice k;
-//  - the epilogue reads the accumulator where the consumers left it.
+//    slice k + STAGES - 1 overlap the math of slice k.
+// The consumers store their accumulator directly; the library's kernel (src/ops/matmul/matmul_staged.tile.h)
+// runs step 5's epilogue there instead, and can split K over blocks when there are too few output tiles.
 //
 //   for each output tile t of this block:
 //     producer:  for k in slices:  stage <- A[m0 : m0+BM, k], B[n0 : n0+BN, k]
