@@ -22,15 +22,22 @@ dispatch::Op<GroupGemmArgs>& group_gemm_op() {
   return op;
 }
 
-std::string dims(int64_t x, int64_t y) { return "(" + std::to_string(x) + " vs " + std::to_string(y) + ")"; }
+std::string dims(int64_t x, int64_t y) {
+  std::string s = "(";
+  s += std::to_string(x);
+  s += " vs ";
+  s += std::to_string(y);
+  s += ")";
+  return s;
+}
 
 // The checks of every operand of the family: defined, floating dtype shared with a, c of a's dtype or f32,
 // a's device, unit-stride last dim.
-void check_operands(const Checker& ck, const Tensor& a, const Tensor& b, const Tensor& c, int rank_ab, int rank_c) {
+void check_operands(const Checker& ck, const Tensor& a, const Tensor& b, const Tensor& c, int rank_a, int rank_b, int rank_c) {
   ck.defined(a, "a");
   ck.defined(b, "b");
   ck.defined(c, "c");
-  for (auto [t, name, rank] : {std::tuple{&a, "a", rank_ab}, std::tuple{&b, "b", rank_ab}, std::tuple{&c, "c", rank_c}})
+  for (auto [t, name, rank] : {std::tuple{&a, "a", rank_a}, std::tuple{&b, "b", rank_b}, std::tuple{&c, "c", rank_c}})
     ck.require(t->ndim() == rank, std::string(name) + " is " + t->str() + "; expected a rank-" + std::to_string(rank) + " tensor");
   ck.dtype_in(a, "a", {DType::f32, DType::f16, DType::bf16});
   ck.same_dtype(a, "a", b, "b");
@@ -50,7 +57,7 @@ void register_batched_matmul_ops() {
 void bmm(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout, const Epilogue& epilogue,
          const Options& options) {
   const Checker ck{"bmm"};
-  check_operands(ck, a, b, c, 3, 3);
+  check_operands(ck, a, b, c, 3, 3, 3);
   ck.require(b_layout == BLayout::nk || b_layout == BLayout::kn, "b_layout must be nk or kn");
   const int64_t batch = a.size(0), m = a.size(1), k = a.size(2);
   const int64_t n = b_layout == BLayout::nk ? b.size(1) : b.size(2);
@@ -79,8 +86,7 @@ void bmm(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout, co
 
 void group_gemm(const Tensor& a, const Tensor& b, const Tensor& offsets, const Tensor& c, const Options& options) {
   const Checker ck{"group_gemm"};
-  check_operands(ck, a, b, c, 2, 2);
-  ck.require(b.ndim() == 3, "b is " + b.str() + "; expected [G, N, K] per-group weights");
+  check_operands(ck, a, b, c, 2, 3, 2);
   const int64_t rows = a.size(0), k = a.size(1), groups = b.size(0), n = b.size(1);
   ck.require(b.size(2) == k, "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ " + dims(k, b.size(2)));
   ck.require(c.shape() == Shape{rows, n}, "c is " + c.str() + "; expected shape " + shape_str({rows, n}));
