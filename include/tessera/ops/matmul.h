@@ -39,4 +39,10 @@ void bmm(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout = B
 // a and b share a dtype (f32, f16, bf16); c is that dtype or f32.
 void group_gemm(const Tensor& a, const Tensor& b, const Tensor& offsets, const Tensor& c, const Options& options = {});
 
+// fp8 matmul with per-tensor scales: c = scale_a * scale_b * (a @ b^T), fp32 accumulation.
+// a: [..., K] fp8_e4m3 (leading dims fold into rows, last dim unit-stride); b: [N, K] fp8_e4m3; c: [..., N]
+// bf16, f16 or f32. scale_a and scale_b are the dequantization scales of a and b (finite).
+void matmul_fp8(const Tensor& a, const Tensor& b, const Tensor& c, float scale_a, float scale_b,
+                const Options& options = {});
+
 }  // namespace tessera::ops

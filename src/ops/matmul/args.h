@@ -22,6 +22,14 @@ struct GroupGemmArgs {
   int64_t max_group_rows = 0;
 };
 
+struct MatmulFp8Args {
+  Tensor a, b, c;  // [M, K] fp8_e4m3; [N, K] fp8_e4m3; [M, N] bf16, f16 or f32
+  float scale = 1.f;  // scale_a * scale_b
+};
+
+// Registers matmul_fp8 with the dispatcher (called by register_matmul_ops).
+void register_matmul_fp8_op();
+
 // Registers bmm and group_gemm with the dispatcher (called by register_matmul_ops).
 void register_batched_matmul_ops();
 
@@ -32,7 +40,8 @@ dispatch::autotune::Key matmul_tune_key(DType dtype, int64_t m, int64_t n, int64
 #define TESSERA_MATMUL_BACKEND_DECLS                                              \
   void matmul(const MatmulArgs& args, const dispatch::Options& opt);             \
   void bmm(const BmmArgs& args, const dispatch::Options& opt);                   \
-  void group_gemm(const GroupGemmArgs& args, const dispatch::Options& opt);
+  void group_gemm(const GroupGemmArgs& args, const dispatch::Options& opt);      \
+  void matmul_fp8(const MatmulFp8Args& args, const dispatch::Options& opt);
 namespace reference { TESSERA_MATMUL_BACKEND_DECLS }
 namespace tile_host { TESSERA_MATMUL_BACKEND_DECLS }
 namespace tile_cuda { TESSERA_MATMUL_BACKEND_DECLS }

@@ -16,6 +16,7 @@ dispatch::Op<MatmulArgs>& matmul_op() {
 void register_matmul_ops() {
   matmul_op();
   register_batched_matmul_ops();
+  register_matmul_fp8_op();
 }
 
 dispatch::autotune::Key matmul_tune_key(DType dtype, int64_t m, int64_t n, int64_t k) {

@@ -39,6 +39,16 @@ void add_matmul_self_checks(std::vector<SelfCheck>& out) {
                    group_gemm(a, w, offsets, c_ref, {dispatch::Backend::reference});
                    return compare(c, c_ref, tolerance(dt));
                  }});
+  out.push_back({"matmul_fp8", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   // fp8 inputs; the sweep's dtype is the output's.
+                   std::mt19937_64 gen(seed);
+                   const int64_t m = 67, n = 130, k = 97;
+                   Tensor a = random(gen, {m, k}, DType::fp8_e4m3, dev), w = random(gen, {n, k}, DType::fp8_e4m3, dev);
+                   Tensor c = poisoned({m, n}, dt, dev), c_ref = poisoned({m, n}, dt, dev);
+                   matmul_fp8(a, w, c, 0.25f, 3.f, {b});
+                   matmul_fp8(a, w, c_ref, 0.25f, 3.f, {dispatch::Backend::reference});
+                   return compare(c, c_ref, tolerance(dt));
+                 }});
 }
 
 }  // namespace tessera::ops
