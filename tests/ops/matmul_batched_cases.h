@@ -21,7 +21,7 @@ inline const BmmShape kBmmShapes[] = {{1, 1, 1, 1}, {3, 7, 5, 11}, {2, 65, 97, 1
 // (batch stride 0).
 enum class BmmStrides { contiguous, padded, transposed_batch, shared_b };
 
-// A [d0, d1, d2] view of a fresh buffer whose dims are padded by `pad` (the view's strides are the buffer's).
+// A view of `shape` at the start of a larger buffer, with the buffer's strides: rows and batches padded.
 inline Tensor padded_view(const Tensor& buffer, const Shape& shape) {
   return Tensor::view(buffer.data(), shape, buffer.dtype(), buffer.device(), buffer.strides());
 }
