@@ -98,6 +98,15 @@ tessera_status tessera_embedding(const tessera_tensor* ids, const tessera_tensor
 tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
                               const tessera_tensor* bias, int32_t activation, float alpha,
                               const tessera_tensor* residual, const tessera_options* options);
+/* Batched matmul: c[i] = alpha * act(a[i] @ b[i] + bias) + residual[i]. a [B, M, K]; b [B, N, K] (b_layout 0) or
+ * [B, K, N] (1); c and residual [B, M, N]; bias [N]. Any batch and row strides, unit-stride last dims. */
+tessera_status tessera_bmm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
+                           const tessera_tensor* bias, int32_t activation, float alpha, const tessera_tensor* residual,
+                           const tessera_options* options);
+/* Grouped matmul (mixture of experts): rows offsets[g] .. offsets[g + 1] of c = those rows of a @ b[g]^T.
+ * a [R, K]; b [G, N, K]; offsets [G + 1] i32 or i64 on a's device, rising from 0 to R; c [R, N]. */
+tessera_status tessera_group_gemm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* offsets,
+                                  const tessera_tensor* c, const tessera_options* options);
 
 /* Attention (include/tessera/ops/attention.h). fmha: q [B, Hq, Sq, Dqk], k [B, Hkv, Sk, Dqk], v [B, Hkv, Sk, Dv],
  * o [B, Hq, Sq, Dv]; lse [B, Hq, Sq] f32 or NULL. scale 0 = 1 / sqrt(Dqk); causal 0/1; window_left -1 = unlimited;

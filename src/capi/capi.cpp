@@ -173,6 +173,32 @@ tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, 
   });
 }
 
+tessera_status tessera_bmm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
+                           const tessera_tensor* bias, int32_t activation, float alpha, const tessera_tensor* residual,
+                           const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "bmm";
+    if (b_layout != 0 && b_layout != 1) invalid_argument("bmm: b_layout must be 0 ([B, N, K]) or 1 ([B, K, N]), got " + std::to_string(b_layout));
+    if (activation < 0 || activation > 4) invalid_argument("bmm: invalid activation " + std::to_string(activation));
+    ops::Epilogue e;
+    if (bias) e.bias = to_tensor(bias, op, "bias");
+    if (residual) e.residual = to_tensor(residual, op, "residual");
+    e.activation = ops::Activation(activation);
+    e.alpha = alpha;
+    ops::bmm(to_tensor(a, op, "a"), to_tensor(b, op, "b"), to_tensor(c, op, "c"), ops::BLayout(b_layout), e,
+             to_options(options));
+  });
+}
+
+tessera_status tessera_group_gemm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* offsets,
+                                  const tessera_tensor* c, const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "group_gemm";
+    ops::group_gemm(to_tensor(a, op, "a"), to_tensor(b, op, "b"), to_tensor(offsets, op, "offsets"),
+                    to_tensor(c, op, "c"), to_options(options));
+  });
+}
+
 tessera_status tessera_fmha(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v, const tessera_tensor* o,
                             const tessera_tensor* lse, float scale, int32_t causal, int64_t window_left, float softcap,
                             const tessera_options* options) {

@@ -13,7 +13,11 @@ dispatch::Op<MatmulArgs>& matmul_op() {
 }
 }  // namespace
 
-void register_matmul_ops() { matmul_op(); }
+void register_matmul_ops() {
+  matmul_op();
+  register_batched_matmul_ops();
+  register_matmul_fp8_op();
+}
 
 dispatch::autotune::Key matmul_tune_key(DType dtype, int64_t m, int64_t n, int64_t k) {
   std::string dt(dtype_name(dtype));

@@ -12,6 +12,26 @@
 
 namespace tessera::ops::kernels {
 
+// One BM x BN tile of c = epilogue(a @ b) at (m0, n0): the whole of the generic kernel's work for one block,
+// shared by Matmul, Bmm and GroupGemm, which differ only in which views of which matrices they hand it.
+template <bool B_KN, int BM, int BN, int BK, class Block, class T, class TO>
+TILE_DEVICE void matmul_tile(Block& blk, const tile::View2<const T>& a, const tile::View2<const T>& b,
+                             const tile::View2<TO>& c, const tile::View2<const T>& bias,
+                             const tile::View2<const TO>& residual, const EpilogueParams& epilogue, int64_t m0,
+                             int64_t n0) {
+  const int64_t k_total = a.extent[1];
+  auto acc = zeros<float, BM, BN>(blk);
+  for (int64_t k0 = 0; k0 < k_total; k0 += BK) {
+    const auto a_tile = load<BM, BK>(blk, a, {m0, k0});
+    if constexpr (B_KN) {
+      mma(acc, a_tile, load<BK, BN>(blk, b, {k0, n0}));
+    } else {
+      mma(acc, a_tile, transpose(load<BN, BK>(blk, b, {n0, k0})));
+    }
+  }
+  store(blk, c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, epilogue, bias, residual, {m0, n0})));
+}
+
 template <class T, class TO, bool B_KN, int BM, int BN, int BK, int THREADS>
 struct Matmul {
   static constexpr int threads = THREADS;
@@ -25,18 +45,8 @@ struct Matmul {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t m0 = blk.bid(0) * BM, n0 = blk.bid(1) * BN;
-    const int64_t k_total = p.a.extent[1];
-    auto acc = zeros<float, BM, BN>(blk);
-    for (int64_t k0 = 0; k0 < k_total; k0 += BK) {
-      const auto a = load<BM, BK>(blk, p.a, {m0, k0});
-      if constexpr (B_KN) {
-        mma(acc, a, load<BK, BN>(blk, p.b, {k0, n0}));
-      } else {
-        mma(acc, a, transpose(load<BN, BK>(blk, p.b, {n0, k0})));
-      }
-    }
-    store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+    matmul_tile<B_KN, BM, BN, BK>(blk, p.a, p.b, p.c, p.bias, p.residual, p.epilogue, blk.bid(0) * BM,
+                                  blk.bid(1) * BN);
   }
 };
 

@@ -15,6 +15,40 @@ void add_matmul_self_checks(std::vector<SelfCheck>& out) {
                    matmul(a, w, c_ref, BLayout::nk, e, {dispatch::Backend::reference});
                    return compare(c, c_ref, tolerance(dt));
                  }});
+  out.push_back({"bmm", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   const int64_t batch = 3, m = 67, n = 45, k = 97;
+                   Tensor a = random(gen, {batch, m, k}, dt, dev), w = random(gen, {batch, k, n}, dt, dev);
+                   Tensor c = poisoned({batch, m, n}, dt, dev), c_ref = poisoned({batch, m, n}, dt, dev);
+                   Epilogue e{random(gen, {n}, dt, dev), Activation::gelu, 0.5f, {}};
+                   bmm(a, w, c, BLayout::kn, e, {b});
+                   bmm(a, w, c_ref, BLayout::kn, e, {dispatch::Backend::reference});
+                   return compare(c, c_ref, tolerance(dt));
+                 }});
+  out.push_back({"group_gemm", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   // Four experts of 70, 0, 1 and 60 rows.
+                   const int64_t rows = 131, n = 45, k = 97;
+                   Tensor offsets = Tensor::empty({5}, DType::i32);
+                   const int32_t values[] = {0, 70, 70, 71, 131};
+                   for (int i = 0; i < 5; ++i) offsets.data_as<int32_t>()[i] = values[i];
+                   offsets = offsets.to(dev);
+                   Tensor a = random(gen, {rows, k}, dt, dev), w = random(gen, {4, n, k}, dt, dev);
+                   Tensor c = poisoned({rows, n}, dt, dev), c_ref = poisoned({rows, n}, dt, dev);
+                   group_gemm(a, w, offsets, c, {b});
+                   group_gemm(a, w, offsets, c_ref, {dispatch::Backend::reference});
+                   return compare(c, c_ref, tolerance(dt));
+                 }});
+  out.push_back({"matmul_fp8", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   // fp8 inputs; the sweep's dtype is the output's.
+                   std::mt19937_64 gen(seed);
+                   const int64_t m = 67, n = 130, k = 97;
+                   Tensor a = random(gen, {m, k}, DType::fp8_e4m3, dev), w = random(gen, {n, k}, DType::fp8_e4m3, dev);
+                   Tensor c = poisoned({m, n}, dt, dev), c_ref = poisoned({m, n}, dt, dev);
+                   matmul_fp8(a, w, c, 0.25f, 3.f, {b});
+                   matmul_fp8(a, w, c_ref, 0.25f, 3.f, {dispatch::Backend::reference});
+                   return compare(c, c_ref, tolerance(dt));
+                 }});
 }
 
 }  // namespace tessera::ops
