@@ -16,7 +16,9 @@ struct Buffer {
 
 void* workspace(const char* name, size_t bytes, Device device) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, std::pair<int, int>>, Buffer> buffers;  // lives for the program
+  // Never destroyed: the buffers stay reachable until exit (device memory is not freed after the driver may
+  // have shut down, and leak checkers see it held, not lost).
+  static auto& buffers = *new std::map<std::pair<std::string, std::pair<int, int>>, Buffer>();
   std::lock_guard<std::mutex> lock(mutex);
   Buffer& b = buffers[{name, {int(device.kind), device.index}}];
   if (b.bytes < bytes) {
