@@ -31,6 +31,28 @@ for tname, ptx in TYPES.items():
         out.append('      : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(TRANS_B));')
         out.append("}")
         out.append("")
+out.append("// The same with A from registers (wgmma's RS form): a holds this thread's four 32-bit registers of the")
+out.append("// m64k16 A fragment, two 16-bit elements each.")
+out.append("")
+for tname, ptx in TYPES.items():
+    for n in SHAPES:
+        regs = n // 2
+        dlist = ", ".join(f"%{i}" for i in range(regs))
+        alist = ", ".join(f"%{regs + i}" for i in range(4))
+        b, s = regs + 4, regs + 5
+        out.append(f"template <int TRANS_B>")
+        out.append(f"__device__ __forceinline__ void wgmma_rs_{tname}_n{n}(float (&d)[{regs}], const uint32_t (&a)[4], uint64_t desc_b, int scale_d) {{")
+        out.append("  asm volatile(")
+        out.append('      "{\\n.reg .pred p;\\n"')
+        out.append(f'      "setp.ne.b32 p, %{s}, 0;\\n"')
+        out.append(f'      "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} "')
+        out.append(f'      "{{{dlist}}}, "')
+        out.append(f'      "{{{alist}}}, %{b}, p, 1, 1, %{s + 1};\\n}}\\n"')
+        cons = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
+        out.append(f"      : {cons}")
+        out.append('      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d), "n"(TRANS_B));')
+        out.append("}")
+        out.append("")
 path = pathlib.Path(__file__).resolve().parent.parent / "include/tessera/tile/cuda/hopper/wgmma_instructions.inc"
 path.write_text("\n".join(out))
 print(f"wrote {path}")

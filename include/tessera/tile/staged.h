@@ -30,7 +30,8 @@
 namespace tessera::tile {
 
 // An R x C tile in shared memory, filled by load_async and read by mma. Its element layout is the backend's
-// (row-major on the host; swizzled for the tensor cores on the GPU): kernel code never indexes it.
+// (row-major on the host; on the GPU swizzled for the tensor cores, in panels of 128-byte rows when C is
+// wider than that): kernel code never indexes it.
 template <class T, int R, int C>
 struct SharedTile {
   using value_type = T;
@@ -69,14 +70,28 @@ struct Stage<A, void, void> {
   template <class F> TILE_HD void for_each(F f) { f(a); }
 };
 
-// A rank-2 tensor in global memory that the copy engine reads in boxes of BOX_ROWS x BOX_COLS. On the GPU the
-// descriptor (a CUDA tensor map, made on the host) travels in the kernel's parameters; the host reads `view`.
-// Elements outside the view read as zero.
-template <class T, int BOX_ROWS, int BOX_COLS>
+// A tensor in global memory that the copy engine reads in boxes of BOX_ROWS x BOX_COLS: a matrix (RANK 2), or
+// a stack of matrices (RANK 3, [planes, rows, cols], e.g. the heads of a batch) read one plane at a time. On
+// the GPU the descriptor (a CUDA tensor map, made on the host) travels in the kernel's parameters; the host
+// reads `view`. Elements outside the view (outside the plane, for RANK 3) read as zero.
+template <class T, int BOX_ROWS, int BOX_COLS, int RANK = 2>
 struct TmaTensor {
+  static_assert(RANK == 2 || RANK == 3, "TMA tensors here are matrices or stacks of matrices");
   alignas(64) unsigned char descriptor[128] = {};
-  View2<const T> view;
+  View<const T, RANK> view;
 };
+
+// Whether the copy engine can read `view`: 16-byte aligned base and strides, unit column stride, not empty.
+// (The host reads any view; it applies the same test so that both backends take the same kernels.)
+template <class T, int RANK>
+inline bool tma_compatible(const View<const T, RANK>& view) {
+  bool ok = view.stride[RANK - 1] == 1 && reinterpret_cast<uintptr_t>(view.data) % 16 == 0;
+  for (int d = 0; d < RANK; ++d) {
+    ok = ok && view.extent[d] > 0;
+    if (d + 1 < RANK) ok = ok && (view.stride[d] * int64_t(sizeof(T))) % 16 == 0;
+  }
+  return ok;
+}
 
 // One unit of work of a tiled schedule: output tile (row, col), and which of the schedule's splits of the
 // reduction dimension.
@@ -124,16 +139,25 @@ TILE_HD PersistentTiles persistent_tiles(const Block& blk, const TileSchedule& s
   return {schedule, blk.bid(0), blk.num_blocks(0)};
 }
 
-// The shape of a staged kernel's pipeline: what a stage holds, how many stages, how many consumer roles.
-// A staged kernel declares it as `using Pipe = tile::PipelineShape<...>` and takes its thread count and
-// shared memory from it.
-template <class StageT, int STAGES, int CONSUMERS>
+// How the consumer roles of a staged kernel share the work. cooperative: all of them compute each output tile
+// together, each its share of the rows. pingpong: they take turns, a whole tile each, so one's epilogue runs
+// while the next computes. Kernel code is the same for both.
+enum class Consumers { cooperative, pingpong };
+
+// The shape of a staged kernel's pipeline: what a stage holds, how many stages, how many consumer roles, how
+// they share the work. A staged kernel declares it as `using Pipe = tile::PipelineShape<...>` and takes its
+// thread count and shared memory from it.
+template <class StageT, int STAGES, int CONSUMERS, Consumers MODE = Consumers::cooperative>
 struct PipelineShape {
   using Stage = StageT;
   static constexpr int stages = STAGES, consumers = CONSUMERS;
+  static constexpr Consumers mode = MODE;
+  static constexpr int consumers_per_tile = MODE == Consumers::pingpong ? 1 : CONSUMERS;
   static constexpr int threads = (CONSUMERS + 1) * 128;   // GPU: consumer warpgroups and one producer warpgroup
   static constexpr size_t stage_stride = (StageT::bytes + 1023) / 1024 * 1024;  // the swizzle's 1024-byte alignment
-  static constexpr size_t shared_bytes = 1024 /* alignment slack */ + STAGES * stage_stride + 2 * STAGES * sizeof(uint64_t);
+  // Stages, then a full and an empty barrier per stage and a turn barrier per consumer (ping-pong).
+  static constexpr size_t shared_bytes =
+      1024 /* alignment slack */ + STAGES * stage_stride + (2 * STAGES + CONSUMERS) * sizeof(uint64_t);
 };
 
 }  // namespace tessera::tile

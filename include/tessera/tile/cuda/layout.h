@@ -103,6 +103,8 @@ template <class S, class D>
 __host__ __device__ constexpr int broadcast_index(int e) {
   if constexpr (std::is_same_v<S, D>) {
     return e;
+  } else if constexpr (requires { S::template slot_of<D>(0); }) {  // a layout that says where its rows live
+    return S::template slot_of<D>(e);
   } else if constexpr (is_scalar_layout_v<S>) {
     return 0;
   } else if constexpr (S::rows == 1) {  // Blocked<1, C> over Blocked<R, C>

@@ -1,6 +1,8 @@
 // CUDA tiles: a block's threads share each tile (see layout.h); loads and stores are 16-byte vectors where
 // the view allows and element by element at its edges.
 #pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -51,6 +53,15 @@ __device__ __forceinline__ Tile<T, L> full_like(const Tile<U, L>&, T value) {
 template <int R, int C, int TH>
 __device__ __forceinline__ Tile<int, Blocked<R, C, TH>> arange(const Block<TH>&, int axis) {
   using L = Blocked<R, C, TH>;
+  Tile<int, L> t;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) t.v[e] = axis == 0 ? L::row(e) : L::col(e);
+  return t;
+}
+
+// The row (axis 0) or column (axis 1) index of each element of a tile laid out like `like`.
+template <class T, class L>
+__device__ __forceinline__ Tile<int, L> arange_like(const Tile<T, L>&, int axis) {
   Tile<int, L> t;
 #pragma unroll
   for (int e = 0; e < L::size; ++e) t.v[e] = axis == 0 ? L::row(e) : L::col(e);
@@ -193,8 +204,25 @@ __device__ __forceinline__ void atomic_add(const Block<TH>&, const View2<float>&
 template <class To, class T, class L>
 __device__ __forceinline__ Tile<To, L> cast(const Tile<T, L>& t) {
   Tile<To, L> out;
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<To, bf16> && L::size % 2 == 0) {
+    // The hardware's paired round-to-nearest-even conversion (the same result as convert_element).
 #pragma unroll
-  for (int e = 0; e < L::size; ++e) out.v[e] = convert_element<To>(t.v[e]);
+    for (int e = 0; e < L::size; e += 2) {
+      const __nv_bfloat162 h = __floats2bfloat162_rn(t.v[e], t.v[e + 1]);
+      out.v[e].bits = __bfloat16_as_ushort(h.x);
+      out.v[e + 1].bits = __bfloat16_as_ushort(h.y);
+    }
+  } else if constexpr (std::is_same_v<T, float> && std::is_same_v<To, f16> && L::size % 2 == 0) {
+#pragma unroll
+    for (int e = 0; e < L::size; e += 2) {
+      const __half2 h = __floats2half2_rn(t.v[e], t.v[e + 1]);
+      out.v[e].bits = __half_as_ushort(h.x);
+      out.v[e + 1].bits = __half_as_ushort(h.y);
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < L::size; ++e) out.v[e] = convert_element<To>(t.v[e]);
+  }
   return out;
 }
 

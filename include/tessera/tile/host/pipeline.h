@@ -2,6 +2,7 @@
 // One CPU thread plays every role: the producer's load function is kept, and each stage of the consumers'
 // k loop is filled by it just before the loop body sees it. Shared tiles are row-major arrays.
 #pragma once
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -15,7 +16,7 @@ template <class Shape>
 class Pipeline {
  public:
   using StageT = typename Shape::Stage;
-  static constexpr int consumer_groups = Shape::consumers;
+  static constexpr int consumers_per_tile = Shape::consumers_per_tile;
 
   Pipeline() : storage_(new unsigned char[StageT::bytes]) {
     unsigned char* p = storage_.get();
@@ -56,6 +57,15 @@ class Pipeline {
   template <class Acc>
   StageRange stages(int64_t k_tiles, Acc&) { return StageRange(*this, k_tiles); }
 
+  // See the CUDA pipeline: true for the last of `arrivals` parts to arrive at `counter`, which it resets.
+  // Blocks run on several CPU threads: the count is atomic, and its acquire-release orders the parts' stores.
+  bool last_arrival(int32_t* counter, int64_t arrivals) {
+    std::atomic_ref<int32_t> count(*counter);
+    if (count.fetch_add(1, std::memory_order_acq_rel) != arrivals - 1) return false;
+    count.store(0, std::memory_order_relaxed);
+    return true;
+  }
+
  private:
   std::unique_ptr<unsigned char[]> storage_;
   StageT stage_;
@@ -77,9 +87,29 @@ void load_async(const Block&, const SharedTile<T, R, C>& dst, const TmaTensor<T,
     }
 }
 
+// The same from plane `plane` of a stack of matrices; zeros outside the plane.
+template <class T, int R, int C>
+void load_async(const Block& blk, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C, 3>& src, int64_t plane, Coord at) {
+  TmaTensor<T, R, C> matrix;
+  const auto& v = src.view;
+  const bool in = plane >= 0 && plane < v.extent[0];
+  matrix.view.data = v.data + (in ? plane * v.stride[0] : 0);
+  matrix.view.extent[0] = in ? v.extent[1] : 0;
+  matrix.view.extent[1] = v.extent[2];
+  matrix.view.stride[0] = v.stride[1];
+  matrix.view.stride[1] = v.stride[2];
+  load_async(blk, dst, matrix, at);
+}
+
 template <int BOX_ROWS, int BOX_COLS, class T>
 TmaTensor<T, BOX_ROWS, BOX_COLS> make_tma_tensor(const View2<const T>& view) {
   TmaTensor<T, BOX_ROWS, BOX_COLS> t;
+  t.view = view;
+  return t;
+}
+template <int BOX_ROWS, int BOX_COLS, class T>
+TmaTensor<T, BOX_ROWS, BOX_COLS, 3> make_tma_tensor(const View3<const T>& view) {
+  TmaTensor<T, BOX_ROWS, BOX_COLS, 3> t;
   t.view = view;
   return t;
 }
@@ -97,6 +127,31 @@ void mma(Tile<float, M, N>& acc, const SharedTile<T, M, K>& a, const Transposed<
       acc(m, n) = s;
     }
 }
+
+// acc += a @ b^T for a [M, K] register tile and b [N, K] in shared memory.
+template <class T, int M, int N, int K>
+void mma(Tile<float, M, N>& acc, const Tile<T, M, K>& a, const Transposed<SharedTile<T, N, K>>& b) {
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float s = acc(m, n);
+      for (int k = 0; k < K; ++k) s += to_float(a(m, k)) * to_float(b.tile.data[n * K + k]);
+      acc(m, n) = s;
+    }
+}
+
+// acc += a @ b for a [M, K] register tile and b [K, N] in shared memory.
+template <class T, int M, int N, int K>
+void mma(Tile<float, M, N>& acc, const Tile<T, M, K>& a, const SharedTile<T, K, N>& b) {
+  for (int m = 0; m < M; ++m)
+    for (int k = 0; k < K; ++k) {
+      const float x = to_float(a(m, k));
+      for (int n = 0; n < N; ++n) acc(m, n) += x * to_float(b.data[k * N + n]);
+    }
+}
+
+// mma is synchronous on the host: nothing to wait for.
+template <class... Tiles>
+void mma_wait(Tiles&...) {}
 
 // A tile shaped like `like`, read from view at `at` (pad outside): on the host, load<R, C>.
 template <class T, class U, int R, int C>

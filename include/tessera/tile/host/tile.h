@@ -64,6 +64,10 @@ Tile<int, R, C> arange(const Block&, int axis) {
   return t;
 }
 
+// The row (axis 0) or column (axis 1) index of each element of a tile shaped like `like`.
+template <class T, int R, int C>
+Tile<int, R, C> arange_like(const Tile<T, R, C>&, int axis) { return arange<R, C>(Block{}, axis); }
+
 // ---- memory ----
 
 // Reads the R x C tile whose first element is view(at.row, at.col). Elements outside the view's extents

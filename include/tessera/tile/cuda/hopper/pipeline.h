@@ -6,7 +6,9 @@
 //
 // Roles are compile-time: the kernel entry initialises the barriers, then runs the kernel body twice in the
 // two branches of one if/else, once with a producer block and once with a consumer block. Each branch keeps
-// only its role's code, and setmaxnreg moves registers from the producer to the consumers.
+// only its role's code, and setmaxnreg moves registers from the producer to the consumers. Ping-pong
+// consumers take the tiles in turn: the producer fills the stages of tile i for consumer i mod C, and each
+// consumer steps its stage index and phase over the other consumers' stages.
 // Inside consumers(), only consumer threads run: use no operation that synchronises the whole block.
 #pragma once
 #include "tessera/tile/cuda/hopper/sync.h"
@@ -28,6 +30,7 @@ struct PipelineMemory {
   unsigned char* stages;
   uint64_t* full;
   uint64_t* empty;
+  uint64_t* turn;  // ping-pong: consumer g may start its next mainloop once turn[g] completes a phase
   __device__ static PipelineMemory get() {
     extern __shared__ unsigned char shared_base[];
     const uintptr_t raw = reinterpret_cast<uintptr_t>(shared_base);
@@ -35,6 +38,7 @@ struct PipelineMemory {
     m.stages = reinterpret_cast<unsigned char*>((raw + 1023) / 1024 * 1024);
     m.full = reinterpret_cast<uint64_t*>(m.stages + Shape::stages * Shape::stage_stride);
     m.empty = m.full + Shape::stages;
+    m.turn = m.empty + Shape::stages;
     return m;
   }
 };
@@ -56,8 +60,9 @@ __device__ __forceinline__ void run_staged(const Params& params) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::stages; ++s) {
       hopper::barrier_init(&mem.full[s], 1);
-      hopper::barrier_init(&mem.empty[s], Shape::consumers * 4);  // one arrival per consumer warp
+      hopper::barrier_init(&mem.empty[s], Shape::consumers_per_tile * 4);  // one arrival per warp that read it
     }
+    for (int g = 0; g < Shape::consumers; ++g) hopper::barrier_init(&mem.turn[g], 4);
     hopper::barrier_init_fence();
   }
   __syncthreads();
@@ -76,14 +81,16 @@ template <class Shape, Role ROLE>
 class Pipeline {
  public:
   using StageT = typename Shape::Stage;
-  static constexpr int consumer_groups = Shape::consumers;
+  static constexpr int consumers_per_tile = Shape::consumers_per_tile;
 
   __device__ Pipeline() : mem_(hopper::PipelineMemory<Shape>::get()) {}
 
   // The producer role: load(stage, k) fills stage with slice k, for k in [0, k_tiles). One thread issues.
   template <class F>
   __device__ void producer(int64_t k_tiles, F&& load) {
-    if constexpr (ROLE == Role::producer) {
+    if constexpr (ROLE == Role::consumer) {
+      pending_ = k_tiles;  // ping-pong: the stages a consumer skips when the tile is not its turn
+    } else {
       if (hopper::thread_in_warpgroup() != 0) return;
       for (int64_t k = 0; k < k_tiles; ++k) {
         hopper::barrier_wait(&mem_.empty[stage_], phase_ ^ 1);
@@ -95,10 +102,32 @@ class Pipeline {
     }
   }
 
-  // The consumer roles run f; the producer skips it.
+  // The consumer roles run f; the producer skips it. Ping-pong: only the consumer whose turn it is runs f
+  // (the tile's whole work); the others move past the tile's stages.
   template <class F>
   __device__ void consumers(F&& f) {
-    if constexpr (ROLE == Role::consumer) f();
+    if constexpr (ROLE == Role::consumer) {
+      if constexpr (Shape::mode == Consumers::pingpong) {
+        if (turn_ == hopper::warpgroup()) {
+          // Wait for the previous tile's consumer to finish its mainloop: then every stage it used has
+          // completed its phase, and this consumer's waits (phases counted past the skipped stages) cannot
+          // match an older phase. Only the block's first tile starts at once.
+          if (tiles_seen_ > 0) {
+            hopper::barrier_wait(&mem_.turn[turn_], turn_phase_);
+            turn_phase_ ^= 1;
+          }
+          handed_over_ = false;
+          f();
+          hand_over();  // when f had no k loop
+        } else {
+          skip(pending_);
+        }
+        turn_ = turn_ + 1 == Shape::consumers ? 0 : turn_ + 1;
+        ++tiles_seen_;
+      } else {
+        f();
+      }
+    }
   }
 
   // The stages of one k loop, in order: dereferencing waits until a stage is full; moving on releases the
@@ -109,11 +138,13 @@ class Pipeline {
    public:
     __device__ StageRange(Pipeline& p, int64_t n, Acc& acc) : p_(p), n_(n), acc_(acc) {}
     __device__ ~StageRange() {
-      if (n_ == 0) return;
-      hopper::wgmma_wait<0>();
+      if (n_ > 0) {
+        hopper::wgmma_wait<0>();
 #pragma unroll
-      for (int e = 0; e < Acc::layout::size; ++e) hopper::fence_register(acc_.v[e]);
-      p_.release(p_.previous_);
+        for (int e = 0; e < Acc::layout::size; ++e) hopper::fence_register(acc_.v[e]);
+        p_.release(p_.previous_);
+      }
+      p_.hand_over();  // ping-pong: the mainloop is done, the next consumer may start its own
     }
     struct iterator {
       StageRange* r;
@@ -144,6 +175,32 @@ class Pipeline {
   template <class Acc>
   __device__ StageRange<Acc> stages(int64_t k_tiles, Acc& acc) { return StageRange<Acc>(*this, k_tiles, acc); }
 
+  // For work split over blocks (split-K): each of the `arrivals` parts of one piece of work calls this once,
+  // after storing its partial results; true for the last to arrive, which then sees every part's stores. The
+  // last resets the counter (zero before the first arrival) for the next launch. All consumer threads call it.
+  __device__ bool last_arrival(int32_t* counter, int64_t arrivals) {
+    if constexpr (ROLE == Role::consumer) {
+      // The warpgroups of this tile: all consumers, or (ping-pong) this one alone, on its own named barrier.
+      constexpr bool alone = Shape::mode == Consumers::pingpong;
+      const int group = alone ? hopper::warpgroup() : 0;
+      __shared__ int last[Shape::consumers];
+      __threadfence();  // this thread's partial results are visible device-wide before the count moves
+      hopper::consumer_sync(1 + group, Shape::consumers_per_tile * 128);
+      if (threadIdx.x == group * 128) {
+        last[group] = atomicAdd(counter, 1) == arrivals - 1;
+        if (last[group]) atomicExch(counter, 0);
+      }
+      hopper::consumer_sync(1 + group, Shape::consumers_per_tile * 128);
+      // Read before the next call's first sync, after which the first thread may write `last` again.
+      const bool is_last = last[group];
+      if (is_last) __threadfence();
+      return is_last;
+    } else {
+      (void)counter; (void)arrivals;
+      return false;
+    }
+  }
+
  private:
   __device__ StageT stage_at(int s) const {
     StageT st;
@@ -160,6 +217,20 @@ class Pipeline {
   __device__ void advance() {
     if (++stage_ == Shape::stages) { stage_ = 0; phase_ ^= 1; }
   }
+  // Ping-pong: lets the next consumer start its mainloop, once per tile (the first k loop's end).
+  __device__ void hand_over() {
+    if constexpr (Shape::mode == Consumers::pingpong && ROLE == Role::consumer) {
+      if (handed_over_) return;
+      handed_over_ = true;
+      __syncwarp();
+      if (hopper::lane() == 0) hopper::barrier_arrive(&mem_.turn[turn_ + 1 == Shape::consumers ? 0 : turn_ + 1]);
+    }
+  }
+  __device__ void skip(int64_t n) {
+    const int64_t to = stage_ + n;
+    stage_ = int(to % Shape::stages);
+    phase_ ^= uint32_t((to / Shape::stages) & 1);
+  }
   __device__ void release(int s) {
     __syncwarp();
     if (hopper::lane() == 0) hopper::barrier_arrive(&mem_.empty[s]);
@@ -169,6 +240,11 @@ class Pipeline {
   int stage_ = 0;
   uint32_t phase_ = 0;
   int previous_ = 0;
+  int64_t pending_ = 0;  // ping-pong state (consumers): the current tile's stage count, whose turn it is,
+  int turn_ = 0;         // tiles this block has passed, the phase of this consumer's turn barrier, and
+  int64_t tiles_seen_ = 0;  // whether this tile's turn has been handed over
+  uint32_t turn_phase_ = 0;
+  bool handed_over_ = true;
 };
 
 template <class Shape, int TH, Role ROLE>

@@ -74,12 +74,13 @@ __device__ __forceinline__ void barrier_wait(uint64_t* bar, uint32_t phase) {
 #endif
 }
 
-// Synchronises the `threads` threads of the consumer roles (named barrier 1), leaving the producer out.
-__device__ __forceinline__ void consumer_sync(int threads) {
+// Synchronises `threads` consumer threads on named barrier `id` (1 and up; 0 is the whole block's), leaving
+// the producer and other consumers out.
+__device__ __forceinline__ void consumer_sync(int id, int threads) {
 #if TESSERA_SM90A
-  asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 #else
-  (void)threads;
+  (void)id; (void)threads;
 #endif
 }
 

@@ -33,52 +33,100 @@ template <class T> constexpr CUtensorMapDataType tma_dtype() {
 }
 }  // namespace hopper
 
-// Whether the copy engine can read `view` (16-byte aligned base and row stride, unit column stride).
-template <class T>
-inline bool tma_compatible(const View2<const T>& view) {
-  return view.stride[1] == 1 && reinterpret_cast<uintptr_t>(view.data) % 16 == 0 &&
-         (view.stride[0] * int64_t(sizeof(T))) % 16 == 0 && view.extent[0] > 0 && view.extent[1] > 0;
-}
+namespace hopper {
+// Columns of one 128-byte swizzle atom: the widest box the copy engine swizzles, and a panel of a wider shared tile.
+template <class T> inline constexpr int panel_cols = int(128 / sizeof(T));
 
-// A tensor map for boxes of BOX_ROWS x BOX_COLS, swizzled 128 bytes wide (BOX_COLS * sizeof(T) == 128) as
-// the tensor cores read shared memory.
-template <int BOX_ROWS, int BOX_COLS, class T>
-TmaTensor<T, BOX_ROWS, BOX_COLS> make_tma_tensor(const View2<const T>& view) {
-  static_assert(BOX_COLS * sizeof(T) == 128, "TMA boxes here are one 128-byte swizzle atom wide");
+template <int BOX_ROWS, int BOX_COLS, class T, int RANK>
+void encode_tensor_map(unsigned char (&descriptor)[128], const View<const T, RANK>& view) {
+  static_assert(BOX_COLS % panel_cols<T> == 0, "TMA boxes here are whole 128-byte swizzle atoms wide");
   static_assert(BOX_ROWS <= 256, "a TMA box has at most 256 rows");
   if (!tma_compatible(view)) invalid_argument("make_tma_tensor: the view is not 16-byte aligned with unit column stride");
-  TmaTensor<T, BOX_ROWS, BOX_COLS> t;
-  t.view = view;
-  const cuuint64_t dims[2] = {cuuint64_t(view.extent[1]), cuuint64_t(view.extent[0])};
-  const cuuint64_t strides[1] = {cuuint64_t(view.stride[0] * int64_t(sizeof(T)))};
-  const cuuint32_t box[2] = {BOX_COLS, BOX_ROWS};
-  const cuuint32_t elem_strides[2] = {1, 1};
+  cuuint64_t dims[RANK], strides[RANK - 1];
+  cuuint32_t box[RANK], elem_strides[RANK];
+  for (int d = 0; d < RANK; ++d) {
+    dims[d] = cuuint64_t(view.extent[RANK - 1 - d]);  // innermost first
+    elem_strides[d] = 1;
+    box[d] = 1;
+  }
+  for (int d = 1; d < RANK; ++d) strides[d - 1] = cuuint64_t(view.stride[RANK - 1 - d] * int64_t(sizeof(T)));
+  box[0] = panel_cols<T>;  // one panel per copy; load_async issues one per panel
+  box[1] = BOX_ROWS;
   CUtensorMap map;
-  const CUresult r = hopper::tensor_map_encoder()(
-      &map, hopper::tma_dtype<T>(), 2, const_cast<T*>(view.data), dims, strides, box, elem_strides,
+  const CUresult r = tensor_map_encoder()(
+      &map, tma_dtype<T>(), RANK, const_cast<T*>(view.data), dims, strides, box, elem_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) fail(Status::cuda_error, "cuTensorMapEncodeTiled failed with code " + std::to_string(int(r)));
-  static_assert(sizeof(map) == sizeof(t.descriptor));
-  std::memcpy(t.descriptor, &map, sizeof(map));
+  static_assert(sizeof(map) == sizeof(descriptor));
+  std::memcpy(descriptor, &map, sizeof(map));
+}
+}  // namespace hopper
+
+// A tensor map for boxes of BOX_ROWS x BOX_COLS, swizzled 128 bytes wide as the tensor cores read shared
+// memory: boxes wider than 128 bytes are copied as several panels.
+template <int BOX_ROWS, int BOX_COLS, class T>
+TmaTensor<T, BOX_ROWS, BOX_COLS> make_tma_tensor(const View2<const T>& view) {
+  TmaTensor<T, BOX_ROWS, BOX_COLS> t;
+  t.view = view;
+  hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
   return t;
 }
+
+// The same for a stack of matrices [planes, rows, cols].
+template <int BOX_ROWS, int BOX_COLS, class T>
+TmaTensor<T, BOX_ROWS, BOX_COLS, 3> make_tma_tensor(const View3<const T>& view) {
+  TmaTensor<T, BOX_ROWS, BOX_COLS, 3> t;
+  t.view = view;
+  hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
+  return t;
+}
+
+namespace hopper {
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int32_t col, int32_t row, uint64_t* bar) {
+#if TESSERA_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(shared_address(bar))
+      : "memory");
+#else
+  (void)dst; (void)map; (void)col; (void)row; (void)bar; __trap();
+#endif
+}
+__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int32_t col, int32_t row, int32_t plane, uint64_t* bar) {
+#if TESSERA_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
+          shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(plane), "r"(shared_address(bar))
+      : "memory");
+#else
+  (void)dst; (void)map; (void)col; (void)row; (void)plane; (void)bar; __trap();
+#endif
+}
+}  // namespace hopper
 
 // Starts the copy of the box at (at.row, at.col) into `dst`; it completes on dst's stage barrier. Called by
 // the producer role (one thread). Elements outside the tensor arrive as zeros.
 template <int TH, class T, int R, int C>
 __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src,
                                            Coord at) {
-#if TESSERA_SM90A
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
-          hopper::shared_address(dst.data)),
-      "l"(reinterpret_cast<uint64_t>(&src.descriptor)), "r"(int32_t(at.col)), "r"(int32_t(at.row)),
-      "r"(hopper::shared_address(dst.ready))
-      : "memory");
-#else
-  (void)dst; (void)src; (void)at; __trap();
-#endif
+  constexpr int P = hopper::panel_cols<T>;
+#pragma unroll
+  for (int p = 0; p < C / P; ++p)
+    hopper::tma_load_2d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready);
+}
+
+// The same from plane `plane` of a stack of matrices.
+template <int TH, class T, int R, int C>
+__device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T, R, C>& dst,
+                                           const TmaTensor<T, R, C, 3>& src, int64_t plane, Coord at) {
+  constexpr int P = hopper::panel_cols<T>;
+#pragma unroll
+  for (int p = 0; p < C / P; ++p)
+    hopper::tma_load_3d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), int32_t(plane),
+                        dst.ready);
 }
 
 }  // namespace tessera::tile::cuda

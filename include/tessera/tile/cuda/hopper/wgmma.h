@@ -1,16 +1,18 @@
 // Tensor-core matrix multiply on Hopper (wgmma): the accumulator layout, shared-memory descriptors, mma on
 // shared tiles, and stores of accumulator tiles.
 //
-// An accumulator tile of M x N over CONSUMERS warpgroups: warpgroup g owns rows [g M/C, (g+1) M/C), in
-// slices of 64 rows, each the D fragment of wgmma m64nNk16: thread t of the warpgroup (warp w = t / 32,
-// lane l) holds, for slice s and register r = 4 j + 2 h + p, the element at
+// An accumulator tile of M x N over C warpgroups: warpgroup g (of the C that share the tile) owns rows
+// [g M/C, (g+1) M/C), in slices of 64 rows, each the D fragment of wgmma m64nNk16: thread t of the warpgroup
+// (warp w = t / 32, lane l) holds, for slice s and register r = 4 j + 2 h + p, the element at
 //   row = g M/C + 64 s + 16 w + l / 4 + 8 h,   col = 8 j + 2 (l % 4) + p.
+// With C = 1 (ping-pong consumers) each warpgroup owns the whole tile.
 // Elementwise tile operations apply to it as to any tile; pairs (p = 0, 1) are adjacent columns, which
 // stores and loads use for 2-element accesses.
 #pragma once
 #include <type_traits>
 
 #include "tessera/tile/cuda/hopper/sync.h"
+#include "tessera/tile/cuda/hopper/tma.h"
 #include "tessera/tile/cuda/tile.h"
 #include "tessera/tile/staged.h"
 
@@ -23,9 +25,11 @@ struct WgmmaAcc {
   static constexpr int rows = M, cols = N, threads = 128 * C;
   static constexpr int rows_per_group = M / C, slices = M / C / 64, per_slice = N / 2;
   static constexpr int size = slices * per_slice;
+  // The first row of this warpgroup's share.
+  __device__ static int first_row() { return C == 1 ? 0 : hopper::warpgroup() * rows_per_group; }
   __device__ static int row(int e) {
     const int t = hopper::thread_in_warpgroup(), r = e % per_slice;
-    return hopper::warpgroup() * rows_per_group + (e / per_slice) * 64 + (t / 32) * 16 + (t % 32) / 4 + 8 * ((r / 2) % 2);
+    return first_row() + (e / per_slice) * 64 + (t / 32) * 16 + (t % 32) / 4 + 8 * ((r / 2) % 2);
   }
   __device__ static int col(int e) {
     const int r = e % per_slice;
@@ -33,6 +37,29 @@ struct WgmmaAcc {
   }
   __device__ static bool owner(int) { return true; }
 };
+
+// The M x 1 result of a row reduction over a WgmmaAcc<M, N, C> tile (any N): each thread holds the two rows
+// of each slice it touches (h = 0, 1 above), so it broadcasts over the accumulator without data movement. The
+// four threads of a quad (lanes 4q .. 4q + 3) share those rows; the first of them stores.
+template <int M, int C>
+struct WgmmaRows {
+  static constexpr int rows = M, cols = 1, threads = 128 * C;
+  static constexpr int slices = M / C / 64, size = 2 * slices;
+  __device__ static int row(int s) {
+    const int t = hopper::thread_in_warpgroup();
+    return (C == 1 ? 0 : hopper::warpgroup() * (M / C)) + (s / 2) * 64 + (t / 32) * 16 + (t % 32) / 4 + 8 * (s % 2);
+  }
+  __device__ static int col(int) { return 0; }
+  __device__ static bool owner(int) { return hopper::lane() % 4 == 0; }
+  // The slot that holds the row of element e of an accumulator tile laid out as D.
+  template <class D>
+  __host__ __device__ static constexpr int slot_of(int e) { return (e / D::per_slice) * 2 + ((e % D::per_slice) / 2) % 2; }
+};
+
+template <int M, int N, int C>
+struct common_layout<WgmmaAcc<M, N, C>, WgmmaRows<M, C>> { using type = WgmmaAcc<M, N, C>; };
+template <int M, int N, int C>
+struct common_layout<WgmmaRows<M, C>, WgmmaAcc<M, N, C>> { using type = WgmmaAcc<M, N, C>; };
 
 namespace hopper {
 #if TESSERA_SM90A
@@ -44,6 +71,43 @@ namespace hopper {
 __device__ __forceinline__ uint64_t smem_descriptor(const void* p) {
   const uint64_t addr = shared_address(p);
   return ((addr & 0x3FFFF) >> 4) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+// Descriptor of an MN-major operand (B as [K, N], N contiguous), 128-byte swizzle: in each 64-column panel,
+// rows of 128 bytes (one k each) in 8-row atoms 1024 bytes apart; panels `panel_bytes` apart along N. `p`
+// points at the first row of a 16-row k step.
+__device__ __forceinline__ uint64_t smem_descriptor_mn(const void* p, uint32_t panel_bytes) {
+  const uint64_t addr = shared_address(p);
+  return ((addr & 0x3FFFF) >> 4) | (uint64_t((panel_bytes >> 4) & 0x3FFF) << 16) | (uint64_t(1024 >> 4) << 32) |
+         (uint64_t(1) << 62);
+}
+
+// This thread's m64k16 A fragment (four registers of two 16-bit elements) for columns [16 kk, 16 kk + 16) of
+// slice s of a 16-bit tile in accumulator layout: the accumulator's elements 8 kk .. 8 kk + 7 of the slice, in
+// order (rows l/4 and l/4 + 8, column pairs 2 (l%4) and 2 (l%4) + 8, as the A fragment orders them).
+template <class T, class L>
+__device__ __forceinline__ void a_fragment(uint32_t (&a)[4], const Tile<T, L>& t, int s, int kk) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int e = s * L::per_slice + 8 * kk + 2 * i;
+    a[i] = uint32_t(t.v[e].bits) | (uint32_t(t.v[e + 1].bits) << 16);
+  }
+}
+
+template <class T, int N, int TRANS_B>
+__device__ __forceinline__ void wgmma_rs_k16(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
+#if TESSERA_SM90A
+#define TESSERA_WGMMA_RS_CASE(NN)                                                          \
+  if constexpr (N == NN) {                                                                 \
+    if constexpr (std::is_same_v<T, bf16>) wgmma_rs_bf16_n##NN<TRANS_B>(d, a, db, 1);      \
+    else wgmma_rs_f16_n##NN<TRANS_B>(d, a, db, 1);                                         \
+  }
+  TESSERA_WGMMA_RS_CASE(8) TESSERA_WGMMA_RS_CASE(16) TESSERA_WGMMA_RS_CASE(32) TESSERA_WGMMA_RS_CASE(64)
+  TESSERA_WGMMA_RS_CASE(128) TESSERA_WGMMA_RS_CASE(256)
+#undef TESSERA_WGMMA_RS_CASE
+#else
+  (void)d; (void)a; (void)db; __trap();
+#endif
 }
 
 template <class T, int N>
@@ -65,32 +129,120 @@ __device__ __forceinline__ void wgmma_k16(float (&d)[N / 2], uint64_t da, uint64
 
 // An M x N accumulator for the consumers of a staged kernel, zero.
 template <int M, int N, class Pipe>
-__device__ __forceinline__ Tile<float, WgmmaAcc<M, N, Pipe::consumer_groups>> mma_accumulator(const Pipe&) {
-  Tile<float, WgmmaAcc<M, N, Pipe::consumer_groups>> acc;
+__device__ __forceinline__ Tile<float, WgmmaAcc<M, N, Pipe::consumers_per_tile>> mma_accumulator(const Pipe&) {
+  Tile<float, WgmmaAcc<M, N, Pipe::consumers_per_tile>> acc;
 #pragma unroll
-  for (int e = 0; e < WgmmaAcc<M, N, Pipe::consumer_groups>::size; ++e) acc.v[e] = 0.f;
+  for (int e = 0; e < WgmmaAcc<M, N, Pipe::consumers_per_tile>::size; ++e) acc.v[e] = 0.f;
   return acc;
 }
 
 // acc += a @ b^T for a [M, K] and b [N, K] in shared memory, on the tensor cores. Asynchronous: the pipeline's
-// stage range waits for completion before a stage is released and after the last one.
+// stage range waits for completion before a stage is released and after the last one (or mma_wait does).
 template <class T, int M, int N, int K, int C>
 __device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const SharedTile<T, M, K>& a,
                                     const Transposed<SharedTile<T, N, K>>& b) {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
-  static_assert(K * sizeof(T) == 128, "a shared tile row is one 128-byte swizzle atom (64 16-bit elements)");
+  constexpr int P = hopper::panel_cols<T>;
+  static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
   using L = WgmmaAcc<M, N, C>;
   // No register fences here: touching the accumulators between chained wgmma would make the compiler wait
   // for them; the stage range fences them once, after the last wait.
   hopper::wgmma_fence();
-  const T* a_rows = a.data + hopper::warpgroup() * L::rows_per_group * K;
 #pragma unroll
   for (int s = 0; s < L::slices; ++s)
 #pragma unroll
-    for (int k = 0; k < K; k += 16)
-      hopper::wgmma_k16<T, N>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]),
-                              hopper::smem_descriptor(a_rows + s * 64 * K + k), hopper::smem_descriptor(b.tile.data + k));
+    for (int k = 0; k < K; k += 16) {
+      const T* a_at = a.data + (k / P) * M * P + (L::first_row() + s * 64) * P + k % P;
+      const T* b_at = b.tile.data + (k / P) * N * P + k % P;
+      hopper::wgmma_k16<T, N>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), hopper::smem_descriptor(a_at),
+                              hopper::smem_descriptor(b_at));
+    }
   hopper::wgmma_commit();
+}
+
+// acc += a @ b^T for a [M, K] in registers (a 16-bit tile in accumulator layout, e.g. a cast score tile) and
+// b [N, K] in shared memory. Asynchronous, as above.
+template <class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<T, WgmmaAcc<M, K, C>>& a,
+                                    const Transposed<SharedTile<T, N, K>>& b) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
+  constexpr int P = hopper::panel_cols<T>;
+  static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
+  using L = WgmmaAcc<M, N, C>;
+  hopper::wgmma_fence();
+#pragma unroll
+  for (int s = 0; s < L::slices; ++s)
+#pragma unroll
+    for (int kk = 0; kk < K / 16; ++kk) {
+      uint32_t frag[4];
+      hopper::a_fragment(frag, a, s, kk);
+      const T* b_at = b.tile.data + (16 * kk / P) * N * P + (16 * kk) % P;
+      hopper::wgmma_rs_k16<T, N, 0>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), frag,
+                                    hopper::smem_descriptor(b_at));
+    }
+  hopper::wgmma_commit();
+}
+
+// acc += a @ b for a [M, K] in registers and b [K, N] in shared memory, read MN-major (e.g. probabilities times a
+// value tile whose rows are keys). Asynchronous, as above.
+template <class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<T, WgmmaAcc<M, K, C>>& a,
+                                    const SharedTile<T, K, N>& b) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
+  constexpr int P = hopper::panel_cols<T>;
+  static_assert(N % P == 0 && K % 16 == 0, "b is whole 128-byte panels wide and whole 16-row k steps tall");
+  using L = WgmmaAcc<M, N, C>;
+  hopper::wgmma_fence();
+#pragma unroll
+  for (int s = 0; s < L::slices; ++s)
+#pragma unroll
+    for (int kk = 0; kk < K / 16; ++kk) {
+      uint32_t frag[4];
+      hopper::a_fragment(frag, a, s, kk);
+      hopper::wgmma_rs_k16<T, N, 1>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), frag,
+                                    hopper::smem_descriptor_mn(b.data + 16 * kk * P, uint32_t(K * P * sizeof(T))));
+    }
+  hopper::wgmma_commit();
+}
+
+// Waits until every mma issued so far is done, so the given accumulators can be read.
+template <class... Tiles>
+__device__ __forceinline__ void mma_wait(Tiles&... tiles) {
+  hopper::wgmma_wait<0>();
+  auto fence = [](auto& t) {
+#pragma unroll
+    for (int e = 0; e < std::remove_reference_t<decltype(t)>::layout::size; ++e) hopper::fence_register(t.v[e]);
+  };
+  (fence(tiles), ...);
+}
+
+// Row reductions of an accumulator-layout tile: over the thread's own columns, then across its quad.
+namespace detail {
+template <class T, int M, int N, int C, class F>
+__device__ __forceinline__ Tile<T, WgmmaRows<M, C>> reduce_acc_rows(const Tile<T, WgmmaAcc<M, N, C>>& a, T identity, F f) {
+  using L = WgmmaAcc<M, N, C>;
+  using R = WgmmaRows<M, C>;
+  Tile<T, R> out;
+#pragma unroll
+  for (int s = 0; s < R::size; ++s) out.v[s] = identity;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) out.v[R::template slot_of<L>(e)] = f(out.v[R::template slot_of<L>(e)], a.v[e]);
+#pragma unroll
+  for (int s = 0; s < R::size; ++s) {
+    out.v[s] = f(out.v[s], __shfl_xor_sync(0xffffffffu, out.v[s], 1));
+    out.v[s] = f(out.v[s], __shfl_xor_sync(0xffffffffu, out.v[s], 2));
+  }
+  return out;
+}
+}  // namespace detail
+
+template <class T, int M, int N, int C>
+__device__ __forceinline__ auto row_max(const Tile<T, WgmmaAcc<M, N, C>>& a) {
+  return detail::reduce_acc_rows(a, -__int_as_float(0x7f800000), [](T x, T y) { return y > x ? y : x; });
+}
+template <class T, int M, int N, int C>
+__device__ __forceinline__ auto row_sum(const Tile<T, WgmmaAcc<M, N, C>>& a) {
+  return detail::reduce_acc_rows(a, T(0), [](T x, T y) { return x + y; });
 }
 
 namespace detail {
