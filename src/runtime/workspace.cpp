@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tessera {
 
@@ -12,9 +13,8 @@ struct Buffer {
   void* data = nullptr;
   size_t bytes = 0;
 };
-}  // namespace
 
-void* workspace(const char* name, size_t bytes, Device device) {
+void* buffer(const char* name, size_t bytes, Device device, bool zeroed) {
   static std::mutex mutex;
   // Never destroyed: the buffers stay reachable until exit (device memory is not freed after the driver may
   // have shut down, and leak checkers see it held, not lost).
@@ -28,8 +28,16 @@ void* workspace(const char* name, size_t bytes, Device device) {
     }
     b.data = device_alloc(bytes, device);
     b.bytes = bytes;
+    if (zeroed) {
+      const std::vector<unsigned char> zeros(bytes, 0);
+      copy_bytes(b.data, device, zeros.data(), Device::cpu(), bytes);
+    }
   }
   return b.data;
 }
+}  // namespace
+
+void* workspace(const char* name, size_t bytes, Device device) { return buffer(name, bytes, device, false); }
+void* zeroed_workspace(const char* name, size_t bytes, Device device) { return buffer(name, bytes, device, true); }
 
 }  // namespace tessera

@@ -334,7 +334,8 @@ TEST_F(AutotuneTest, KeysAndBuckets) {
 TEST_F(AutotuneTest, EveryMatmulConfigurationMatchesTheReference) {
   // The staged configurations serve rows the copy engine can read (K a multiple of 8 for 16-bit data), the
   // generic ones the others: a forced name applies to the calls it is a candidate for.
-  for (const char* name : {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128", "bm64_bn64_bk32",
+  for (const char* name : {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
+                           "staged_pingpong_bm128_bn128", "bm64_bn64_bk32",
                            "bm128_bn64_bk32", "bm32_bn128_bk32"}) {
     SCOPED_TRACE(name);
     const bool staged = std::string(name).rfind("staged", 0) == 0;

@@ -5,6 +5,10 @@ TEST(MatmulGpu, MatchesReference) {
   TESSERA_REQUIRE_GPU();
   check_matmul_sweep(Device::cuda(), dispatch::Backend::tile_cuda);
 }
+TEST(MatmulGpu, SplitKIsRepeatable) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_split_k_repeatable(Device::cuda(), dispatch::Backend::tile_cuda);
+}
 TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {
   TESSERA_REQUIRE_GPU();
   check_matmul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);

@@ -71,6 +71,37 @@ inline void check_matmul_sweep(Device dev, dispatch::Backend backend) {
   check_matmul(dev, backend, DType::f16, DType::f32, kMatmulShapes[10], ops::BLayout::nk, Activation::none, true, true, true);
 }
 
+// Skinny products split K over blocks, the last split of each tile finishing it: repeated calls (which reuse
+// the per-tile arrival counters) give bit-identical results whichever split arrives last, with and without
+// an epilogue that reads the output (in-place residual).
+inline void check_matmul_split_k_repeatable(Device dev, dispatch::Backend backend) {
+  for (const MatmulShape& s : {MatmulShape{{3, 2048}, 384}, MatmulShape{{61, 4096}, 136}}) {
+    SCOPED_TRACE(std::string("a") + shape_str(s.a) + " n=" + std::to_string(s.n));
+    const int64_t m = s.a[0], k = s.a[1];
+    Tensor a = random_tensor(s.a, DType::bf16, dev), b = random_tensor({s.n, k}, DType::bf16, dev);
+    Tensor first = poisoned({m, s.n}, DType::bf16, dev), want = poisoned({m, s.n}, DType::bf16, dev);
+    ops::matmul(a, b, first, ops::BLayout::nk, {}, {backend});
+    ops::matmul(a, b, want, ops::BLayout::nk, {}, {dispatch::Backend::reference});
+    EXPECT_TRUE(all_close(first, want, matmul_tolerance(DType::bf16, DType::bf16, k)));
+    for (int rep = 0; rep < 3; ++rep) {
+      Tensor again = poisoned({m, s.n}, DType::bf16, dev);
+      ops::matmul(a, b, again, ops::BLayout::nk, {}, {backend});
+      EXPECT_TRUE(all_equal(again, first)) << "repeat " << rep;
+    }
+    // c += a @ b^T in place, twice: each call must see the previous call's finished output.
+    Tensor c = random_tensor({m, s.n}, DType::bf16, dev), c_ref = poisoned({m, s.n}, DType::bf16, dev);
+    c_ref.copy_from(c);
+    for (int rep = 0; rep < 2; ++rep) {
+      ops::Epilogue e, e_ref;
+      e.residual = c;
+      e_ref.residual = c_ref;
+      ops::matmul(a, b, c, ops::BLayout::nk, e, {backend});
+      ops::matmul(a, b, c_ref, ops::BLayout::nk, e_ref, {dispatch::Backend::reference});
+    }
+    EXPECT_TRUE(all_close(c, c_ref, matmul_tolerance(DType::bf16, DType::bf16, k)));
+  }
+}
+
 inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
   Tensor a = random_tensor({4, 8}, DType::f32, dev), b = random_tensor({6, 8}, DType::f32, dev);
   Tensor c = poisoned({4, 6}, DType::f32, dev);

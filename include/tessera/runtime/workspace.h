@@ -13,4 +13,8 @@ namespace tessera {
 // stream use it in order.
 void* workspace(const char* name, size_t bytes, Device device);
 
+// The same, zero-filled whenever the buffer is (re)allocated; its users must leave it zero when they finish
+// (split-K arrival counters: the last arrival resets its counter).
+void* zeroed_workspace(const char* name, size_t bytes, Device device);
+
 }  // namespace tessera

@@ -6,13 +6,16 @@
 //
 // MatmulStaged, the staged tensor-core kernel (on the GPU only on Hopper), when the copy engine can read the
 // operands (16-bit, B as [N, K], 16-byte aligned rows). K is cut over blocks when the tiles alone leave
-// multiprocessors idle; SplitKReduce then adds the fp32 partial sums and runs the epilogue.
+// multiprocessors idle; the last split of each tile to finish adds the fp32 partial sums and runs the epilogue.
 //   name                 tile      stages  consumers  why
 //   staged_bm128_bn256   128 x 256   4        2       64 x 256 accumulators per warpgroup, the largest wgmma:
 //                                                     the most math per byte of shared memory; large M and N
 //   staged_bm128_bn128   128 x 128   5        2       twice the tiles for mid-size problems
 //   staged_bm64_bn128     64 x 128   8        1       M <= 64 (decode): the weights streamed once, deep stages
 //                                                     keep enough bytes in flight per multiprocessor
+//   staged_pingpong_      128 x 128   6        2       ping-pong: each warpgroup a whole tile in turn, so one's
+//     bm128_bn128                                     epilogue overlaps the other's mainloop (several tiles
+//                                                     per block)
 // Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
 //   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
 //   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
@@ -96,9 +99,10 @@ int64_t choose_splits(int64_t tiles, int64_t k_tiles, int64_t sms) {
   return best;
 }
 
-template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS>
+template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS,
+          tile::Consumers MODE = tile::Consumers::cooperative>
 void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
-  using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS>;
+  using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS, MODE>;
   typename K::Params p{};
   p.a = tile::active::make_tma_tensor<BM, K::bk>(as_rows<const T>(a.a));
   p.b = tile::active::make_tma_tensor<BN, K::bk>(as_rows<const T>(a.b));
@@ -117,19 +121,13 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
     p.partials.data = partials;
     p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = m; p.partials.extent[2] = n;
     p.partials.stride[0] = m * n; p.partials.stride[1] = n; p.partials.stride[2] = 1;
+    const int64_t tiles = p.schedule.tiles();
+    p.arrivals.data = static_cast<int32_t*>(
+        zeroed_workspace("matmul.split_k_arrivals", size_t(tiles) * sizeof(int32_t), a.c.device()));
+    p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = p.schedule.tile_cols;
+    p.arrivals.stride[0] = p.schedule.tile_cols; p.arrivals.stride[1] = 1;
   }
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
-  if (p.schedule.splits == 1) return;
-  constexpr int RM = 16, RN = 256;
-  using R = kernels::SplitKReduce<T, TO, RM, RN, 256>;
-  typename R::Params r{};
-  r.partials.data = p.partials.data;
-  for (int d = 0; d < 3; ++d) { r.partials.extent[d] = p.partials.extent[d]; r.partials.stride[d] = p.partials.stride[d]; }
-  r.bias = p.bias;
-  r.residual = p.residual;
-  r.c = p.c;
-  r.epilogue = p.epilogue;
-  tile::active::launch<R>({(m + RM - 1) / RM, (n + RN - 1) / RN}, r, opt.stream);
 }
 
 // Whether the staged kernel can take this call: 16-bit inputs, B as [N, K], rows the copy engine can read.
@@ -182,7 +180,9 @@ void launch_tuned(const MatmulArgs& a, const dispatch::Options& opt) {
   if (staged_fits(a)) {
     candidates = {{"staged_bm128_bn256", [&] { launch_staged<T, TO, 128, 256, 4, 2>(a, opt); }},
                   {"staged_bm128_bn128", [&] { launch_staged<T, TO, 128, 128, 5, 2>(a, opt); }},
-                  {"staged_bm64_bn128", [&] { launch_staged<T, TO, 64, 128, 8, 1>(a, opt); }}};
+                  {"staged_bm64_bn128", [&] { launch_staged<T, TO, 64, 128, 8, 1>(a, opt); }},
+                  {"staged_pingpong_bm128_bn128",
+                   [&] { launch_staged<T, TO, 128, 128, 6, 2, tile::Consumers::pingpong>(a, opt); }}};
     heuristic = staged_heuristic(m, n);
   } else {
     candidates = {{"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},

@@ -7,8 +7,11 @@
 //     consumers: acc = 0
 //                for each stage: acc += A_tile @ B_tile^T           -- wait for the stage, mma, release it
 //                one split:  C[m0.., n0..] = alpha * act(acc + bias) + residual
-//                several:    partial[s][m0.., n0..] = acc            -- SplitKReduce finishes C
+//                several:    partial[s][m0.., n0..] = acc
+//                            the last split of the tile to finish: C[m0.., n0..] = epilogue(sum of partials)
 //
+// The split-K fix-up needs no second launch: a counter per output tile tells the last split to arrive. It
+// adds the partial sums in split order, so the result does not depend on which split came last.
 // B is the [N, K] weight layout. Edges need no code: the copy engine fills zeros past M, N and K, and the
 // store drops what falls outside C.
 #pragma once
@@ -18,10 +21,11 @@
 
 namespace tessera::ops::kernels {
 
-template <class T, class TO, int BM, int BN, int BK, int STAGES, int CONSUMERS>
+template <class T, class TO, int BM, int BN, int BK, int STAGES, int CONSUMERS,
+          tile::Consumers MODE = tile::Consumers::cooperative>
 struct MatmulStaged {
   using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BN, BK>>;
-  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE>;
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int bm = BM, bn = BN, bk = BK;
@@ -33,6 +37,7 @@ struct MatmulStaged {
     tile::View2<const TO> residual;
     tile::View2<TO> c;
     tile::View3<float> partials;   // [splits, M, N] when the schedule splits K
+    tile::View2<int32_t> arrivals; // [tile rows, tile cols] when it splits K: zero, and left zero
     EpilogueParams epilogue;
     tile::TileSchedule schedule;
     int64_t k_tiles, k_tiles_per_split;
@@ -54,31 +59,16 @@ struct MatmulStaged {
         for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
         if (p.schedule.splits == 1)
           store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
-        else
+        else {
           store(blk, p.partials[t.split], {m0, n0}, acc);
+          if (pipe.last_arrival(&p.arrivals(t.row, t.col), p.schedule.splits)) {
+            acc = load_like(blk, acc, p.partials[0], {m0, n0});
+            for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_like(blk, acc, p.partials[s], {m0, n0});
+            store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+          }
+        }
       });
     }
-  }
-};
-
-// The end of a split-K matmul: C = epilogue(sum over splits of the partial sums), one BM x BN tile a block.
-template <class T, class TO, int BM, int BN, int THREADS>
-struct SplitKReduce {
-  static constexpr int threads = THREADS;
-  struct Params {
-    tile::View3<const float> partials;  // [splits, M, N]
-    tile::View2<const T> bias;
-    tile::View2<const TO> residual;
-    tile::View2<TO> c;
-    EpilogueParams epilogue;
-  };
-
-  template <class Block>
-  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t m0 = blk.bid(0) * BM, n0 = blk.bid(1) * BN;
-    auto acc = load<BM, BN>(blk, p.partials[0], {m0, n0});
-    for (int64_t s = 1; s < p.partials.extent[0]; ++s) acc = acc + load<BM, BN>(blk, p.partials[s], {m0, n0});
-    store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
   }
 };
 
