@@ -13,6 +13,17 @@ const FmhaCase kLongFmhaCases[] = {
     {1, 4, 1, 300, 2047, 128, 128, {0.f, true, 256, 0.f}},
     {2, 8, 8, 511, 511, 256, 256, {0.f, true, -1, 30.f}},
     {1, 4, 2, 777, 777, 192, 128, {0.f, true, -1, 0.f}},
+    // The staged (Hopper) kernel: several query and key tiles, edges inside tiles, GQA, Sq < Sk, softcap.
+    {2, 8, 2, 1000, 1500, 128, 128, {0.f, true, -1, 0.f}},
+    {1, 4, 4, 4095, 4095, 64, 64, {0.f, false, -1, 0.f}},
+    {1, 8, 1, 129, 1031, 128, 128, {0.f, false, 300, 0.f}},
+    {1, 2, 2, 257, 257, 64, 64, {0.2f, true, -1, 20.f}},
+};
+
+// Packed sequences long enough for several 128-key tiles each, one empty, padding rows at the end.
+const VarlenCase kLongVarlenCases[] = {
+    {{700, 129, 0, 300}, {700, 300, 5, 300}, 8, 2, 128, 128, {0.f, true, -1, 0.f}, 3},
+    {{1000, 1}, {2000, 2047}, 4, 4, 64, 64, {}},
 };
 
 const DecodeCase kLongDecodeCases[] = {
@@ -39,6 +50,8 @@ TEST_F(AttentionGpu, FmhaLongSequencesMatchReference) {
 TEST_F(AttentionGpu, FmhaVarlenMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kVarlenCases) check_fmha_varlen(Device::cuda(), kCuda, dt, c);
+  for (DType dt : {DType::bf16, DType::f16})
+    for (const auto& c : kLongVarlenCases) check_fmha_varlen(Device::cuda(), kCuda, dt, c);
 }
 TEST_F(AttentionGpu, FmhaDecodeMatchesReference) {
   for (DType dt : kFloatDTypes)

@@ -78,6 +78,8 @@ inline const FmhaCase kFmhaCases[] = {
     {1, 1, 1, 9, 65, 256, 256, {0.3f, false, -1, 0.f}},
     {1, 2, 2, 7, 9, 16, 24, {}},
     {1, 3, 1, 5, 3, 64, 64, {0.f, true, -1, 0.f}},
+    // Two query tiles and three key tiles of the staged kernel (128 each), edges inside the tiles.
+    {1, 2, 1, 200, 300, 128, 128, {0.f, true, -1, 0.f}},
 };
 
 inline void check_fmha(Device dev, dispatch::Backend backend, DType dt, const FmhaCase& c) {
@@ -118,6 +120,7 @@ inline const VarlenCase kVarlenCases[] = {
     {{127, 9, 1}, {127, 20, 0}, 8, 1, 64, 64, {}, 5},
     {{40, 2}, {40, 70}, 4, 4, 128, 128, {0.f, true, 16, 0.f}},
     {{17}, {33}, 2, 1, 192, 128, {0.f, true, -1, 10.f}},
+    {{150, 0, 130}, {260, 3, 130}, 2, 1, 64, 64, {0.f, true, 40, 0.f}, 2},
 };
 
 inline Tensor cumulative(const std::vector<int64_t>& lens, Device dev) {

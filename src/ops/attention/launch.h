@@ -21,6 +21,9 @@ namespace tessera::ops::TESSERA_TILE_BACKEND {
 
 // Blocks a decode launch should have to keep this backend's processors busy (defined in host.cpp / cuda.cu).
 int64_t decode_target_blocks(Device device);
+// The staged prefill kernel where it applies (fmha_staged_launch.h); false when nothing was launched.
+bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt);
+bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt);
 
 namespace {
 constexpr int kThreads = 128, kPrefillRows = 32, kDecodeRows = 16, kMergeRows = 16, kAppendRows = 16;
@@ -47,32 +50,6 @@ void visit_decode_head_dims(int64_t dqk, int64_t dv, F&& f) {
   if (dqk <= 256 && dv <= 256) visit_head_dims(dqk, dv, f);
   else if (dqk <= 576 && dv <= 512) f(HeadDims<576, 512>{});
   else invalid_argument("attention: no decode tile kernel for head dims " + std::to_string(dqk) + " / " + std::to_string(dv));
-}
-
-// A rank-N view of t with its dims in the order `order` (view dim d is tensor dim order[d]).
-template <class T, int N>
-tile::View<T, N> permuted(const Tensor& t, const int (&order)[N]) {
-  tile::View<T, N> v;
-  v.data = static_cast<T*>(t.data());
-  for (int d = 0; d < N; ++d) {
-    v.extent[d] = t.size(order[d]);
-    v.stride[d] = t.stride(order[d]);
-  }
-  return v;
-}
-
-// A view of t with a trailing unit dim (so a vector of row statistics is a one-column matrix).
-template <class T, int N>
-tile::View<T, N> with_unit_column(const Tensor& t, const int (&order)[N - 1]) {
-  tile::View<T, N> v;
-  v.data = static_cast<T*>(t.data());
-  for (int d = 0; d + 1 < N; ++d) {
-    v.extent[d] = t.size(order[d]);
-    v.stride[d] = t.stride(order[d]);
-  }
-  v.extent[N - 1] = 1;
-  v.stride[N - 1] = 1;
-  return v;
 }
 
 kernels::MaskParams mask_params(const AttentionParams& p) {
@@ -183,12 +160,14 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
 }  // namespace
 
 void fmha(const FmhaArgs& a, const dispatch::Options& opt) {
+  if (fmha_staged(a, opt)) return;
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     visit_head_dims(a.q.size(3), a.v.size(3), [&](auto d) { launch_fmha<decltype(t), d.qk, d.v>(a, opt); });
   });
 }
 
 void fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
+  if (fmha_varlen_staged(a, opt)) return;
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     visit_head_dims(a.q.size(2), a.v.size(2), [&](auto d) { launch_fmha_varlen<decltype(t), d.qk, d.v>(a, opt); });
   });

@@ -38,6 +38,32 @@ tile::View<T, N> as_view(const Tensor& t) {
   return v;
 }
 
+// A rank-N view of t with its dims in the order `order` (view dim d is tensor dim order[d]).
+template <class T, int N>
+tile::View<T, N> permuted(const Tensor& t, const int (&order)[N]) {
+  tile::View<T, N> v;
+  v.data = static_cast<T*>(t.data());
+  for (int d = 0; d < N; ++d) {
+    v.extent[d] = t.size(order[d]);
+    v.stride[d] = t.stride(order[d]);
+  }
+  return v;
+}
+
+// A view of t with a trailing unit dim (so a vector of row statistics is a one-column matrix).
+template <class T, int N>
+tile::View<T, N> with_unit_column(const Tensor& t, const int (&order)[N - 1]) {
+  tile::View<T, N> v;
+  v.data = static_cast<T*>(t.data());
+  for (int d = 0; d + 1 < N; ++d) {
+    v.extent[d] = t.size(order[d]);
+    v.stride[d] = t.stride(order[d]);
+  }
+  v.extent[N - 1] = 1;
+  v.stride[N - 1] = 1;
+  return v;
+}
+
 // Validation shared by op front-ends. Each names the op and the tensor at fault.
 struct Checker {
   std::string op;

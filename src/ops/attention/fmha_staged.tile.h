@@ -1,0 +1,155 @@
+// Prefill attention on the staged pipeline (the Hopper path, FlashAttention-3 style): a block owns BM query
+// rows of one head, 64 per consumer warpgroup, held in registers; the producer streams tiles of BN keys and
+// their values through the pipeline, and both products run on the tensor cores:
+//
+//   q = Q[q0 : q0 + BM]                                    -- registers, once
+//   for each key tile j that some row of the block can see (one stage: K_j, V_j):
+//     s = logits(q @ K_j^T)                                -- A from registers, K_j from shared memory
+//     s = where(key visible, s, -inf)                      -- only on tiles that cross an edge of the mask
+//     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
+//     o = o exp2(m - m_new) + p @ V_j                      -- p cast to the input type, still in registers
+//   O[q0 ..] = o / l;  lse = (m + log2 l) ln 2
+//
+// The masks, the logits and the online softmax are those of fmha.tile.h (online_softmax.tile.h); query head
+// h reads KV head h / group. The copy engine reads K and V as planes of a stack ([B * Hkv, Sk, D] for fmha,
+// [Hkv, Tk, D] for the packed form); keys past a sequence's end are masked, and rows past the stack's end
+// arrive as zeros.
+#pragma once
+#include "ops/attention/fmha.tile.h"
+#include "tessera/tile/staged.h"
+
+namespace tessera::ops::kernels {
+
+// The shape of the staged attention kernels: BM = 64 query rows per consumer warpgroup, two consumers.
+template <class T, int D, int BN, int STAGES>
+struct StagedAttentionShape {
+  using value_type = T;
+  static constexpr int consumers = 2, bm = 64 * consumers, bn = BN, d = D;
+  using Stage = tile::Stage<tile::SharedTile<T, BN, D>, tile::SharedTile<T, BN, D>>;  // K_j, V_j
+  using Pipe = tile::PipelineShape<Stage, STAGES, consumers>;
+  using Keys = tile::TmaTensor<T, BN, D, 3>;  // K or V as [planes, rows, D]
+};
+
+// Attends query rows [q0, q0 + BM) of q [Sq, D] to the Sk keys and values that start at row key_row0 of plane
+// `plane` of k and v, bottom-right aligned. Writes those rows of o [Sq, D] and, when has_lse, of lse [Sq, 1].
+template <class Shape, class Block, class T>
+TILE_DEVICE void attend_query_tile_staged(Block& blk, const tile::View2<const T>& q_rows, const typename Shape::Keys& k,
+                                          const typename Shape::Keys& v, int64_t plane, int64_t key_row0, int64_t Sk,
+                                          const tile::View2<T>& o_rows, const tile::View2<float>& lse_rows, bool has_lse,
+                                          int64_t q0, const MaskParams& mask) {
+  constexpr int BM = Shape::bm, BN = Shape::bn, D = Shape::d;
+  using Stage = typename Shape::Stage;
+  const int64_t Sq = q_rows.extent[0], offset = Sk - Sq;
+
+  // The keys that any row of this block may see, and the key tiles that cover them.
+  int64_t k_begin = 0, k_end = Sk;
+  if (mask.causal) k_end = q0 + BM + offset < Sk ? q0 + BM + offset : Sk;
+  if (mask.window_left >= 0 && q0 + offset - mask.window_left > 0) k_begin = (q0 + offset - mask.window_left) / BN * BN;
+  const int64_t tiles = k_end > k_begin ? (k_end - k_begin + BN - 1) / BN : 0;
+
+  auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+  pipe.producer(tiles, [&](Stage& s, int64_t j) {
+    load_async(blk, s.a, k, plane, {key_row0 + k_begin + j * BN, 0});
+    load_async(blk, s.b, v, plane, {key_row0 + k_begin + j * BN, 0});
+  });
+  pipe.consumers([&] {
+    auto o = mma_accumulator<BM, D>(pipe);
+    const auto q = load_like(blk, o, q_rows, {q0, 0});
+    auto m = full_like(row_max(o), -INFINITY);
+    auto l = full_like(m, 0.f);
+    int64_t k0 = k_begin;
+    for (const Stage& s : pipe.stages(tiles, o)) {
+      auto dots = mma_accumulator<BM, BN>(pipe);
+      mma(dots, q, transpose(s.a));
+      mma_wait(dots, o);
+      auto scores = mask.logits(dots);
+      // Tiles past the last key, across the causal diagonal or the window's left edge are masked.
+      const bool crosses_end = k0 + BN > Sk;
+      const bool crosses_diagonal = mask.causal && k0 + BN - 1 > q0 + offset;
+      const bool crosses_window = mask.window_left >= 0 && k0 < q0 + BM - 1 + offset - mask.window_left;
+      if (crosses_end || crosses_diagonal || crosses_window) {
+        const auto key = arange_like(dots, 1) + int(k0);
+        const auto position = arange_like(dots, 0) + int(q0 + offset);
+        auto visible = key < int(Sk);
+        if (mask.causal) visible = visible & (key <= position);
+        if (mask.window_left >= 0) visible = visible & (key >= position - int(mask.window_left));
+        scores = where(visible, scores, -INFINITY);
+      }
+      const auto m_new = maximum(m, row_max(scores));
+      const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
+      const auto rescale = exp2(m - m_use);
+      const auto probs = exp2(scores - m_use);
+      l = l * rescale + row_sum(probs);
+      o = o * rescale;
+      mma(o, cast<T>(probs), s.b);
+      m = m_new;
+      k0 += BN;
+    }
+    store(blk, o_rows, {q0, 0}, cast<T>(o * inverse_sum(l)));
+    if (has_lse) store(blk, lse_rows, {q0, 0}, log_sum_exp(m, l));
+  });
+}
+
+// Grid (ceil(Sq / BM), Hq, B). q [B, Hq, Sq, D], o [B, Hq, Sq, D], lse [B, Hq, Sq, 1]; K and V as
+// [B * Hkv, Sk, D] planes.
+template <class T, int D, int BN, int STAGES>
+struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
+  using Shape = StagedAttentionShape<T, D, BN, STAGES>;
+  static constexpr int threads = Shape::Pipe::threads;
+  static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
+  struct Params {
+    tile::View4<const T> q;
+    tile::View4<T> o;
+    tile::View4<float> lse;
+    bool has_lse;
+    typename Shape::Keys k, v;
+    int64_t kv_heads, group;
+    MaskParams mask;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1), b = blk.bid(2);
+    attend_query_tile_staged<Shape>(blk, p.q[b][h], p.k, p.v, b * p.kv_heads + h / p.group, 0, p.k.view.extent[1],
+                                    p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask);
+  }
+};
+
+// Grid (ceil(Tq / BM), Hq, B + 1). q [Hq, Tq, D], o [Hq, Tq, D], lse [Hq, Tq, 1] (head-major views of the
+// packed tensors); K and V as [Hkv, Tk, D] planes; cu_q, cu_k [B + 1]. As FmhaVarlen: the extra sequence B
+// owns the rows past cu_q[B], written as o = 0, lse = -inf.
+template <class T, int D, int BN, int STAGES>
+struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
+  using Shape = StagedAttentionShape<T, D, BN, STAGES>;
+  static constexpr int threads = Shape::Pipe::threads;
+  static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
+  struct Params {
+    tile::View3<const T> q;
+    tile::View3<T> o;
+    tile::View3<float> lse;
+    tile::View1<const int32_t> cu_q, cu_k;
+    bool has_lse;
+    typename Shape::Keys k, v;
+    int64_t group;
+    MaskParams mask;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1), b = blk.bid(2), batch = p.cu_q.extent[0] - 1;
+    const int64_t tq = p.q.extent[1], tk = p.k.view.extent[1];
+    auto clamp = [](int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; };
+    const int64_t q_begin = clamp(p.cu_q(b < batch ? b : batch), 0, tq);
+    const int64_t q_end = b < batch ? clamp(p.cu_q(b + 1), q_begin, tq) : tq;
+    const int64_t k_begin = b < batch ? clamp(p.cu_k(b), 0, tk) : 0;
+    const int64_t k_end = b < batch ? clamp(p.cu_k(b + 1), k_begin, tk) : 0;
+    // The whole block leaves together (before the pipeline starts): no role waits for another.
+    if (q0 >= q_end - q_begin) return;
+    const int64_t d = p.q.extent[2];
+    attend_query_tile_staged<Shape>(blk, p.q[h].window(q_begin, 0, q_end - q_begin, d), p.k, p.v, h / p.group, k_begin,
+                                    k_end - k_begin, p.o[h].window(q_begin, 0, q_end - q_begin, d),
+                                    p.lse[h].window(q_begin, 0, q_end - q_begin, 1), p.has_lse, q0, p.mask);
+  }
+};
+
+}  // namespace tessera::ops::kernels
