@@ -226,8 +226,8 @@ static void gather(const char* cfg, Buffers& B, bf16* table, int32_t* ids, int64
   report("embedding_gather", m, k, cfg, 2.0 * m * k * 2, us);
 }
 
-#define RMS(R, C, TH, MB) rms<WithMinBlocks<kn::RmsNorm<bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R, res)
-#define LN(R, C, TH, MB) layer<WithMinBlocks<kn::LayerNorm<bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R)
+#define RMS(R, C, TH, MB) rms<WithMinBlocks<kn::RmsNorm<bf16, bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R, res)
+#define LN(R, C, TH, MB) layer<WithMinBlocks<kn::LayerNorm<bf16, bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R)
 #define SM(R, C, TH, MB) softmax<WithMinBlocks<kn::Softmax<bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R)
 #define GELU(R, C, TH, MB) gelu<WithMinBlocks<kn::Gelu<bf16, R, C, TH>, MB>, C>(#R "x" #C "/" #TH " mb" #MB, B, m, k)
 #define SILU(R, C, TH, MB) silu<WithMinBlocks<kn::SiluAndMul<bf16, R, C, TH>, MB>, R, C>(#R "x" #C "/" #TH " mb" #MB, xx, B, m, k)

@@ -9,12 +9,16 @@ namespace tessera::testing {
 
 inline const Shape kNormShapes[] = {{1, 1}, {3, 7}, {2, 3, 64}, {5, 1000}, {9, 1024}, {3, 1025}, {2, 4096}, {2, 8192}, {2, 8193}, {1, 20011}};
 
-inline void check_rms_norm(Device dev, dispatch::Backend backend, DType dt, const Shape& shape, bool residual) {
-  SCOPED_TRACE(std::string(dtype_name(dt)) + shape_str(shape) + (residual ? " residual" : ""));
+// dt: x (and the residual); out: y and the weight (an f32 x may be normalised into f16/bf16).
+inline void check_rms_norm(Device dev, dispatch::Backend backend, DType dt, const Shape& shape, bool residual,
+                           DType out = DType::u8) {
+  if (out == DType::u8) out = dt;
+  SCOPED_TRACE(std::string(dtype_name(dt)) + "->" + std::string(dtype_name(out)) + shape_str(shape) +
+               (residual ? " residual" : ""));
   const int64_t n = shape.back();
-  Tensor x = random_tensor(shape, dt, dev, -2, 2), w = random_tensor({n}, dt, dev, 0.5, 1.5);
+  Tensor x = random_tensor(shape, dt, dev, -2, 2), w = random_tensor({n}, out, dev, 0.5, 1.5);
   Tensor r = random_tensor(shape, dt, dev);
-  Tensor y = poisoned(shape, dt, dev), y_ref = poisoned(shape, dt, dev);
+  Tensor y = poisoned(shape, out, dev), y_ref = poisoned(shape, out, dev);
   const float eps = 1e-5f;
   if (residual) {
     Tensor sum = poisoned(shape, dt, dev), sum_ref = poisoned(shape, dt, dev);
@@ -22,30 +26,31 @@ inline void check_rms_norm(Device dev, dispatch::Backend backend, DType dt, cons
     ops::rms_norm_residual(x, r, sum_ref, w, y_ref, eps, {dispatch::Backend::reference});
     EXPECT_TRUE(all_equal(sum, sum_ref));
     // In place: the sum overwrites the residual.
-    Tensor y2 = poisoned(shape, dt, dev);
+    Tensor y2 = poisoned(shape, out, dev);
     ops::rms_norm_residual(x, r, r, w, y2, eps, {backend});
     EXPECT_TRUE(all_equal(r, sum_ref));
-    EXPECT_TRUE(all_close(y2, y_ref, tolerance_for(dt)));
+    EXPECT_TRUE(all_close(y2, y_ref, tolerance_for(out)));
   } else {
     ops::rms_norm(x, w, y, eps, {backend});
     ops::rms_norm(x, w, y_ref, eps, {dispatch::Backend::reference});
   }
-  EXPECT_TRUE(all_close(y, y_ref, tolerance_for(dt)));
+  EXPECT_TRUE(all_close(y, y_ref, tolerance_for(out)));
 }
 
-inline void check_layer_norm(Device dev, dispatch::Backend backend, DType dt, const Shape& shape) {
-  SCOPED_TRACE(std::string(dtype_name(dt)) + shape_str(shape));
+inline void check_layer_norm(Device dev, dispatch::Backend backend, DType dt, const Shape& shape, DType out = DType::u8) {
+  if (out == DType::u8) out = dt;
+  SCOPED_TRACE(std::string(dtype_name(dt)) + "->" + std::string(dtype_name(out)) + shape_str(shape));
   const int64_t n = shape.back();
   // A large common offset checks that the variance is computed in the centred (stable) form.
   Tensor x = random_tensor(shape, dt, dev, 99, 101);
-  Tensor w = random_tensor({n}, dt, dev, 0.5, 1.5), b = random_tensor({n}, dt, dev);
-  Tensor y = poisoned(shape, dt, dev), y_ref = poisoned(shape, dt, dev);
+  Tensor w = random_tensor({n}, out, dev, 0.5, 1.5), b = random_tensor({n}, out, dev);
+  Tensor y = poisoned(shape, out, dev), y_ref = poisoned(shape, out, dev);
   ops::layer_norm(x, w, b, y, 1e-5f, {backend});
   ops::layer_norm(x, w, b, y_ref, 1e-5f, {dispatch::Backend::reference});
-  auto tol = tolerance_for(dt);
+  auto tol = tolerance_for(out);
   // Inputs near 100 with spread 1: an fp32 mean carries ~1e-5 relative error, 1e-3 after normalising. The
   // uncentred formula E[x^2] - mean^2 would be off by far more.
-  if (dt == DType::f32) tol = {1e-3, 1e-3};
+  if (out == DType::f32) tol = {1e-3, 1e-3};
   EXPECT_TRUE(all_close(y, y_ref, tol));
 }
 
@@ -65,6 +70,10 @@ inline void check_norm_bad_input(Device dev, dispatch::Backend backend) {
   expect_error([&] { ops::rms_norm(x, random_tensor({15}, DType::f32, dev), y, 1e-5f, o); }, "weight");
   expect_error([&] { ops::rms_norm(x, w, poisoned({4, 15}, DType::f32, dev), 1e-5f, o); }, "y");
   expect_error([&] { ops::rms_norm(x, w, poisoned({4, 16}, DType::bf16, dev), 1e-5f, o); }, "dtype");
+  // Only an f32 x may change dtype on the way out.
+  const Tensor x16 = random_tensor({4, 16}, DType::bf16, dev);
+  expect_error([&] { ops::rms_norm(x16, w, y, 1e-5f, o); }, "only an f32 x");
+  expect_error([&] { ops::rms_norm_residual(x, x16, x, w, y, 1e-5f, o); }, "residual");
   expect_error([&] { ops::rms_norm(x, w, y, -1.f, o); }, "eps");
   expect_error([&] { ops::rms_norm(Tensor::view(nullptr, {4, 16}, DType::f32, dev, {}), w, y, 1e-5f, o); }, "null");
   expect_error([&] { ops::layer_norm(x, w, random_tensor({8}, DType::f32, dev), y, 1e-5f, o); }, "bias");
@@ -85,6 +94,14 @@ inline void check_norm_bad_input(Device dev, dispatch::Backend backend) {
   TEST(Suite, LayerNormMatchesReference) {                                                                \
     for (DType dt : kFloatDTypes)                                                                         \
       for (const auto& s : kNormShapes) check_layer_norm(DEVICE, BACKEND, dt, s);                        \
+  }                                                                                                       \
+  TEST(Suite, F32StreamNormalisedInto16Bit) {                                                             \
+    for (DType out : {DType::bf16, DType::f16})                                                           \
+      for (const auto& s : kNormShapes) {                                                                 \
+        check_rms_norm(DEVICE, BACKEND, DType::f32, s, false, out);                                       \
+        check_rms_norm(DEVICE, BACKEND, DType::f32, s, true, out);                                        \
+        check_layer_norm(DEVICE, BACKEND, DType::f32, s, out);                                            \
+      }                                                                                                   \
   }                                                                                                       \
   TEST(Suite, BadInputIsAnErrorAndWritesNothing) { check_norm_bad_input(DEVICE, BACKEND); }
 

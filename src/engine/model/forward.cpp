@@ -6,6 +6,7 @@
 
 #include "engine/model/step.h"
 #include "tessera/ops/attention.h"
+#include "tessera/ops/elementwise.h"
 #include "tessera/ops/embedding.h"
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
@@ -69,15 +70,15 @@ StepBuffers make_step_buffers(const Model& model, const RunLimits& limits) {
   b.seq_lens = Tensor::empty({B}, DType::i32, dev);
   b.last_rows = Tensor::empty({B}, DType::i32, dev);
   b.block_table = Tensor::empty({B, pages_per_seq}, DType::i32, dev);
-  b.x = Tensor::empty({T, H}, dt, dev);
+  b.x = Tensor::empty({T, H}, DType::f32, dev);
   b.xn = Tensor::empty({T, H}, dt, dev);
   b.qkv = Tensor::empty({T, qkv_features(c)}, dt, dev);
   b.attn = Tensor::empty({T, int64_t(c.num_heads) * c.head_dim}, dt, dev);
   const int64_t mlp_width = c.arch == Arch::gpt2 ? c.intermediate_size : 2 * int64_t(c.intermediate_size);
   b.mlp_in = Tensor::empty({T, mlp_width}, dt, dev);
   b.mlp_act = Tensor::empty({T, int64_t(c.intermediate_size)}, dt, dev);
-  if (c.arch == Arch::gpt2) b.positional = Tensor::empty({T, H}, dt, dev);
-  b.last_hidden = Tensor::empty({B, H}, dt, dev);
+  if (c.arch == Arch::gpt2) b.positional = Tensor::empty({T, H}, DType::f32, dev);
+  b.last_hidden = Tensor::empty({B, H}, DType::f32, dev);
   b.last_normed = Tensor::empty({B, H}, dt, dev);
   b.logits = Tensor::empty({B, int64_t(c.vocab_size)}, DType::f32, dev);
   b.host_logits.resize(size_t(B) * size_t(c.vocab_size));
@@ -89,6 +90,15 @@ StepBuffers make_step_buffers(const Model& model, const RunLimits& limits) {
   b.h_last.reserve(size_t(B));
   b.h_table.reserve(size_t(B * pages_per_seq));
   return b;
+}
+
+void embed_f32(const Tensor& ids, const Tensor& table, const Tensor& out, const Tensor& scratch, const ops::Options& opt) {
+  if (table.dtype() == DType::f32) {
+    ops::embedding(ids, table, out, opt);
+    return;
+  }
+  ops::embedding(ids, table, scratch, opt);
+  ops::cast(scratch, out, opt);
 }
 
 void attention(const Model& model, const PagedKvCache& cache, const Step& s, int layer) {

@@ -19,8 +19,8 @@ ops::Activation mlp_activation(const std::string& act) {
 
 // x = wte[ids] + wpe[positions]
 void gpt2_embed(const Model& model, const Step& s) {
-  ops::embedding(s.ids, model.weights.token_embedding, s.x, s.opt);
-  ops::embedding(s.positions, model.weights.position_embedding, s.positional, s.opt);
+  embed_f32(s.ids, model.weights.token_embedding, s.x, s.xn, s.opt);
+  embed_f32(s.positions, model.weights.position_embedding, s.positional, s.xn, s.opt);
   ops::add(s.x, s.positional, s.x, s.opt);
 }
 

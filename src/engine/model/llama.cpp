@@ -11,7 +11,7 @@
 namespace tessera::engine {
 
 void llama_embed(const Model& model, const Step& s) {
-  ops::embedding(s.ids, model.weights.token_embedding, s.x, s.opt);
+  embed_f32(s.ids, model.weights.token_embedding, s.x, s.xn, s.opt);
 }
 
 void llama_layers(const Model& model, const PagedKvCache& cache, const Step& s) {

@@ -10,13 +10,16 @@ struct Step {
   int64_t tokens = 0, batch = 0;
   bool decode = false;        // fmha_decode over the cache, else fmha_varlen over the new tokens
   Tensor ids, positions, slots, cu_seqlens, seq_lens, last_rows, block_table;
-  Tensor x, xn;               // [T, hidden]
+  Tensor x;                   // [T, hidden], the residual stream: always f32, so 16-bit models do not round
+                              // it at every layer (their error against an fp32 forward stays well below
+                              // that of a 16-bit stream)
+  Tensor xn;                  // [T, hidden], normalised, in the compute dtype
   Tensor qkv;                 // [T, q + k + v features] when fused (no q/k norm), else undefined
   Tensor q2, k2, v2;          // [T, heads * D], the matmul outputs of the unfused layout
   Tensor q, k, v;             // [T, heads, D] views (strided when fused)
   Tensor attn;                // [T, Hq * D]
   Tensor mlp_in, mlp_act;     // [T, 2I] (or [T, I] for GPT-2) and [T, I]
-  Tensor positional;          // [T, hidden], GPT-2's position embeddings
+  Tensor positional;          // [T, hidden], GPT-2's position embeddings, f32
   ops::Options opt;           // every op of the step runs on one stream (StepBuffers::stream)
 };
 
@@ -32,6 +35,10 @@ inline ops::Epilogue epilogue_plus(const Tensor& bias, const Tensor& residual) {
   e.residual = residual;
   return e;
 }
+
+// Writes the rows of `table` named by ids into the f32 tensor out, through scratch (rows in the table's
+// dtype) when the table is 16-bit.
+void embed_f32(const Tensor& ids, const Tensor& table, const Tensor& out, const Tensor& scratch, const ops::Options& opt);
 
 // Appends this layer's k and v to the cache and writes attention of q over it into step.attn.
 void attention(const Model& model, const PagedKvCache& cache, const Step& step, int layer);

@@ -18,31 +18,40 @@
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
 namespace {
-template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
+// f(X{}, Y{}) for the input and output types: the same, or an fp32 input normalised into f16/bf16.
+template <class F>
+void visit_norm_dtypes(DType x, DType y, F&& f) {
+  visit_float_dtype(y, [&](auto ty) {
+    if (x == DType::f32) f(float{}, ty);
+    else f(ty, ty);
+  });
+}
+
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
 void launch_rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
-  using K = tile::MinBlocksPerSm<kernels::RmsNorm<T, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
+  using K = tile::MinBlocksPerSm<kernels::RmsNorm<X, Y, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
   typename K::Params p{};
-  p.x = as_rows<const T>(a.x);
-  p.weight = as_rows<const T>(a.weight.reshape({1, a.weight.numel()}));
-  p.y = as_rows<T>(a.y);
+  p.x = as_rows<const X>(a.x);
+  p.weight = as_rows<const Y>(a.weight.reshape({1, a.weight.numel()}));
+  p.y = as_rows<Y>(a.y);
   p.eps = a.eps;
   p.has_residual = a.has_residual();
   if (p.has_residual) {
-    p.residual = as_rows<const T>(a.residual);
-    p.sum_out = as_rows<T>(a.residual_out);
+    p.residual = as_rows<const X>(a.residual);
+    p.sum_out = as_rows<X>(a.residual_out);
   }
   const int64_t rows = p.x.extent[0];
   tile::active::launch<K>({(rows + ROWS - 1) / ROWS}, p, opt.stream);
 }
 
-template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
 void launch_layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
-  using K = tile::MinBlocksPerSm<kernels::LayerNorm<T, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
+  using K = tile::MinBlocksPerSm<kernels::LayerNorm<X, Y, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
   typename K::Params p{};
-  p.x = as_rows<const T>(a.x);
-  p.weight = as_rows<const T>(a.weight.reshape({1, a.weight.numel()}));
-  p.bias = as_rows<const T>(a.bias.reshape({1, a.bias.numel()}));
-  p.y = as_rows<T>(a.y);
+  p.x = as_rows<const X>(a.x);
+  p.weight = as_rows<const Y>(a.weight.reshape({1, a.weight.numel()}));
+  p.bias = as_rows<const Y>(a.bias.reshape({1, a.bias.numel()}));
+  p.y = as_rows<Y>(a.y);
   p.eps = a.eps;
   const int64_t rows = p.x.extent[0];
   tile::active::launch<K>({(rows + ROWS - 1) / ROWS}, p, opt.stream);
@@ -50,24 +59,26 @@ void launch_layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
 }  // namespace
 
 void rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
-  visit_float_dtype(a.x.dtype(), [&](auto t) {
-    using T = decltype(t);
+  visit_norm_dtypes(a.x.dtype(), a.y.dtype(), [&](auto tx, auto ty) {
+    using X = decltype(tx);
+    using Y = decltype(ty);
     const int64_t n = a.x.size(-1);
-    if (n <= 1024) launch_rms_norm<T, 4, 1024, 128, true, 1>(a, opt);
-    else if (n <= 4096) launch_rms_norm<T, 1, 4096, 128, true, 6>(a, opt);
-    else if (n <= 8192) launch_rms_norm<T, 1, 8192, 256, true, 3>(a, opt);
-    else launch_rms_norm<T, 1, 8192, 256, false, 1>(a, opt);
+    if (n <= 1024) launch_rms_norm<X, Y, 4, 1024, 128, true, 1>(a, opt);
+    else if (n <= 4096) launch_rms_norm<X, Y, 1, 4096, 128, true, 6>(a, opt);
+    else if (n <= 8192) launch_rms_norm<X, Y, 1, 8192, 256, true, 3>(a, opt);
+    else launch_rms_norm<X, Y, 1, 8192, 256, false, 1>(a, opt);
   });
 }
 
 void layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
-  visit_float_dtype(a.x.dtype(), [&](auto t) {
-    using T = decltype(t);
+  visit_norm_dtypes(a.x.dtype(), a.y.dtype(), [&](auto tx, auto ty) {
+    using X = decltype(tx);
+    using Y = decltype(ty);
     const int64_t n = a.x.size(-1);
-    if (n <= 1024) launch_layer_norm<T, 4, 1024, 128, true, 1>(a, opt);
-    else if (n <= 4096) launch_layer_norm<T, 1, 4096, 128, true, 4>(a, opt);
-    else if (n <= 8192) launch_layer_norm<T, 1, 8192, 256, true, 2>(a, opt);
-    else launch_layer_norm<T, 1, 8192, 256, false, 1>(a, opt);
+    if (n <= 1024) launch_layer_norm<X, Y, 4, 1024, 128, true, 1>(a, opt);
+    else if (n <= 4096) launch_layer_norm<X, Y, 1, 4096, 128, true, 4>(a, opt);
+    else if (n <= 8192) launch_layer_norm<X, Y, 1, 8192, 256, true, 2>(a, opt);
+    else launch_layer_norm<X, Y, 1, 8192, 256, false, 1>(a, opt);
   });
 }
 

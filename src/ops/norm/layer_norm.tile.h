@@ -9,18 +9,20 @@
 //
 // A row that fits in one COLS-wide tile is read once; longer rows take three passes over their tiles.
 // ONE_PASS: the launcher guarantees n <= COLS, so the multi-pass code is not compiled (its registers would
-// lower the occupancy of the one-pass path).
+// lower the occupancy of the one-pass path). X is the input's type, Y the output's and the vectors' (an fp32
+// residual stream normalised into 16-bit activations).
 #pragma once
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
 
-template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
 struct LayerNorm {
   static constexpr int threads = THREADS;
   struct Params {
-    tile::View2<const T> x, weight, bias;
-    tile::View2<T> y;
+    tile::View2<const X> x;
+    tile::View2<const Y> weight, bias;
+    tile::View2<Y> y;
     float eps;
   };
 
@@ -37,7 +39,7 @@ struct LayerNorm {
       const auto d0 = where(col < n, x - mean, 0.f);
       const auto d = where(col < n, d0 - row_sum(d0) / float(n), 0.f);
       const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
-      store(blk, p.y, {r0, 0}, cast<T>(d * rstd * w + b));
+      store(blk, p.y, {r0, 0}, cast<Y>(d * rstd * w + b));
       return;
     }
     if constexpr (!ONE_PASS) three_pass(blk, p, r0, n, col);
@@ -61,7 +63,7 @@ struct LayerNorm {
       const auto d = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean - shift;
       const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, c0}));
       const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, c0}));
-      store(blk, p.y, {r0, c0}, cast<T>(d * rstd * w + b));
+      store(blk, p.y, {r0, c0}, cast<Y>(d * rstd * w + b));
     }
   }
 };

@@ -10,13 +10,17 @@ namespace tessera::ops {
 namespace {
 const std::initializer_list<DType> kFloatTypes = {DType::f32, DType::f16, DType::bf16};
 
-// x [..., n], weight [n] (and bias [n]), y like x: same dtype and device, last dim unit-stride.
+// x [..., n], weight [n] (and bias [n]), y shaped like x, last dims unit-stride. y and the vectors share a
+// dtype; x has it too, or is fp32 (a residual stream kept in fp32, normalised into 16-bit activations).
 void check_normed(const Checker& c, const Tensor& x, const Tensor& y, std::initializer_list<std::pair<const Tensor*, const char*>> vectors) {
   c.defined(x, "x");
   c.defined(y, "y");
   c.rank_at_least(x, "x", 1);
   c.dtype_in(x, "x", kFloatTypes);
-  c.same_dtype(x, "x", y, "y");
+  c.dtype_in(y, "y", kFloatTypes);
+  c.require(x.dtype() == y.dtype() || x.dtype() == DType::f32,
+            "dtype of y (" + std::string(dtype_name(y.dtype())) + ") differs from x's (" + std::string(dtype_name(x.dtype())) +
+                "): only an f32 x may be normalised into another dtype");
   c.same_shape(x, "x", y, "y");
   c.same_device(x, "x", y, "y");
   c.last_dim_contiguous(x, "x");
@@ -27,7 +31,7 @@ void check_normed(const Checker& c, const Tensor& x, const Tensor& y, std::initi
   for (auto [t, name] : vectors) {
     c.defined(*t, name);
     c.shape_is(*t, name, {x.size(-1)});
-    c.same_dtype(x, "x", *t, name);
+    c.same_dtype(y, "y", *t, name);
     c.same_device(x, "x", *t, name);
     c.require(t->is_contiguous(), std::string(name) + " must be contiguous");
   }

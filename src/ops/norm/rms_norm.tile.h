@@ -8,18 +8,21 @@
 // the squares accumulate tile by tile, then each tile is read again (from sum_out when there is a
 // residual, which this block wrote itself in the first pass) and normalised. ONE_PASS: the launcher
 // guarantees n <= COLS, so the two-pass code is not compiled (its registers would lower the occupancy of
-// the one-pass path).
+// the one-pass path). X is the type of x, the residual and the sum; Y that of y and the weight (an fp32
+// residual stream normalised into 16-bit activations).
 #pragma once
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
 
-template <class T, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
 struct RmsNorm {
   static constexpr int threads = THREADS;
   struct Params {
-    tile::View2<const T> x, residual, weight;
-    tile::View2<T> sum_out, y;
+    tile::View2<const X> x, residual;
+    tile::View2<const Y> weight;
+    tile::View2<X> sum_out;
+    tile::View2<Y> y;
     float eps;
     bool has_residual;
   };
@@ -32,11 +35,11 @@ struct RmsNorm {
       auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
       if (p.has_residual) {
         h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, 0}));
-        store(blk, p.sum_out, {r0, 0}, cast<T>(h));
+        store(blk, p.sum_out, {r0, 0}, cast<X>(h));
       }
       const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));  // in flight during the reduction
       const auto inv_rms = rsqrt(row_sum(h * h) / float(n) + p.eps);
-      store(blk, p.y, {r0, 0}, cast<T>(h * inv_rms * w));
+      store(blk, p.y, {r0, 0}, cast<Y>(h * inv_rms * w));
       return;
     }
     if constexpr (!ONE_PASS) two_pass(blk, p, r0, n);
@@ -49,7 +52,7 @@ struct RmsNorm {
       auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
       if (p.has_residual) {
         h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, c0}));
-        store(blk, p.sum_out, {r0, c0}, cast<T>(h));
+        store(blk, p.sum_out, {r0, c0}, cast<X>(h));
       }
       squares = squares + h * h;
     }
@@ -58,7 +61,7 @@ struct RmsNorm {
       const auto h = p.has_residual ? cast<float>(load<ROWS, COLS>(blk, p.sum_out, {r0, c0}))
                                     : cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
       const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, c0}));
-      store(blk, p.y, {r0, c0}, cast<T>(h * inv_rms * w));
+      store(blk, p.y, {r0, c0}, cast<Y>(h * inv_rms * w));
     }
   }
 };
