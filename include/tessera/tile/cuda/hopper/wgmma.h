@@ -94,6 +94,26 @@ __device__ __forceinline__ void a_fragment(uint32_t (&a)[4], const Tile<T, L>& t
   }
 }
 
+// Before mma with A from registers: every A fragment packed, then the fragments and the accumulator pinned
+// (an empty asm that reads and writes them), then wgmma.fence. PTX requires the fence between any other
+// access to those registers and the wgmma that uses them; without the pins the compiler may sink the packing
+// or a rescale of the accumulator (online softmax) past the fence. The accumulator must not be in flight here
+// (the caller waited for it).
+template <int SLICES, int KSTEPS, class T, class L, class Acc>
+__device__ __forceinline__ void a_fragments_before_fence(uint32_t (&frag)[SLICES][KSTEPS][4], Acc& acc, const Tile<T, L>& a) {
+#pragma unroll
+  for (int s = 0; s < SLICES; ++s)
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; ++kk) {
+      a_fragment(frag[s][kk], a, s, kk);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(frag[s][kk][i])::"memory");
+    }
+#pragma unroll
+  for (int e = 0; e < Acc::layout::size; ++e) fence_register(acc.v[e]);
+  wgmma_fence();
+}
+
 template <class T, int N, int TRANS_B>
 __device__ __forceinline__ void wgmma_rs_k16(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
 #if TESSERA_SM90A
@@ -169,15 +189,14 @@ __device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const T
   constexpr int P = hopper::panel_cols<T>;
   static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
   using L = WgmmaAcc<M, N, C>;
-  hopper::wgmma_fence();
+  uint32_t frag[L::slices][K / 16][4];
+  hopper::a_fragments_before_fence(frag, acc, a);
 #pragma unroll
   for (int s = 0; s < L::slices; ++s)
 #pragma unroll
     for (int kk = 0; kk < K / 16; ++kk) {
-      uint32_t frag[4];
-      hopper::a_fragment(frag, a, s, kk);
       const T* b_at = b.tile.data + (16 * kk / P) * N * P + (16 * kk) % P;
-      hopper::wgmma_rs_k16<T, N, 0>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), frag,
+      hopper::wgmma_rs_k16<T, N, 0>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), frag[s][kk],
                                     hopper::smem_descriptor(b_at));
     }
   hopper::wgmma_commit();
@@ -192,16 +211,14 @@ __device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const T
   constexpr int P = hopper::panel_cols<T>;
   static_assert(N % P == 0 && K % 16 == 0, "b is whole 128-byte panels wide and whole 16-row k steps tall");
   using L = WgmmaAcc<M, N, C>;
-  hopper::wgmma_fence();
+  uint32_t frag[L::slices][K / 16][4];
+  hopper::a_fragments_before_fence(frag, acc, a);
 #pragma unroll
   for (int s = 0; s < L::slices; ++s)
 #pragma unroll
-    for (int kk = 0; kk < K / 16; ++kk) {
-      uint32_t frag[4];
-      hopper::a_fragment(frag, a, s, kk);
-      hopper::wgmma_rs_k16<T, N, 1>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), frag,
+    for (int kk = 0; kk < K / 16; ++kk)
+      hopper::wgmma_rs_k16<T, N, 1>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), frag[s][kk],
                                     hopper::smem_descriptor_mn(b.data + 16 * kk * P, uint32_t(K * P * sizeof(T))));
-    }
   hopper::wgmma_commit();
 }
 
