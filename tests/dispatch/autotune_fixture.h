@@ -34,6 +34,8 @@ class AutotuneTest : public ::testing::Test {
     at::set_enabled(std::nullopt);
     at::force("matmul", "");
     at::force("test_op", "");
+    at::force("fmha", "");
+    at::force("fmha_varlen", "");
     at::clear_memory_cache();
   }
   std::string cache_file() const { return dir_ + "/autotune.json"; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/test_util.h"
+#include "tessera/dispatch/autotune.h"
 #include "tessera/ops/attention.h"
 
 namespace tessera::testing {
@@ -403,6 +404,30 @@ inline void check_attention_bad_input(Device dev, dispatch::Backend backend) {
                            {"slots[2] = 20", "20 slots"});
   EXPECT_EQ(written_elements(pk), 0);
   EXPECT_EQ(written_elements(pv), 0);
+}
+
+// Every configuration of the staged (Hopper) prefill kernel for head dim 128, forced through the autotuner, on
+// cases with several query and key tiles and edges inside them: the tuner picks by time, so each must be right.
+inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, bool long_cases) {
+  namespace at = dispatch::autotune;
+  const FmhaCase dense[] = {{1, 2, 1, 200, 300, 128, 128, {0.f, true, -1, 0.f}},
+                            {1, 2, 2, 130, 130, 128, 128, {0.f, false, 40, 0.f}},
+                            {2, 8, 2, 1000, 1500, 128, 128, {0.f, true, -1, 0.f}}};
+  const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, 128, 128, {0.f, true, -1, 0.f}, 2},
+                               {{700, 129}, {700, 300}, 8, 2, 128, 128, {0.f, true, -1, 0.f}, 3}};
+  for (const char* name : {"bn64_s4"}) {
+    SCOPED_TRACE(std::string("configuration ") + name);
+    at::force("fmha", name);
+    at::force("fmha_varlen", name);
+    for (DType dt : {DType::bf16, DType::f16}) {
+      for (const auto& c : dense)
+        if (long_cases || c.Sq * c.Sk < 100000) check_fmha(dev, backend, dt, c);
+      for (const auto& c : packed)
+        if (long_cases || c.sq[0] < 500) check_fmha_varlen(dev, backend, dt, c);
+    }
+  }
+  at::force("fmha", "");
+  at::force("fmha_varlen", "");
 }
 
 }  // namespace tessera::testing
