@@ -29,6 +29,10 @@ struct MatmulStaged {
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int bm = BM, bn = BN, bk = BK;
+  // The in-kernel fix-up holds a second accumulator-sized tile (the partial sums it reads): only where that
+  // fits in the registers, 64 accumulators per consumer thread. The 128 x 256 tile (128 per thread) spilled
+  // 6.5 KB per thread with it compiled in, 3-7x slower on every shape; the launcher does not split those.
+  static constexpr bool may_split = BM * BN / (CONSUMERS * 128) <= 64 && MODE == tile::Consumers::cooperative;
 
   struct Params {
     tile::TmaTensor<T, BM, BK> a;  // [M, K]
@@ -57,16 +61,15 @@ struct MatmulStaged {
       pipe.consumers([&] {
         auto acc = mma_accumulator<BM, BN>(pipe);
         for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
-        if (p.schedule.splits == 1)
-          store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
-        else {
-          store(blk, p.partials[t.split], {m0, n0}, acc);
-          if (pipe.last_arrival(&p.arrivals(t.row, t.col), p.schedule.splits)) {
+        if constexpr (may_split) {
+          if (p.schedule.splits > 1) {
+            store(blk, p.partials[t.split], {m0, n0}, acc);
+            if (!pipe.last_arrival(&p.arrivals(t.row, t.col), p.schedule.splits)) return;
             acc = load_like(blk, acc, p.partials[0], {m0, n0});
             for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_like(blk, acc, p.partials[s], {m0, n0});
-            store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
           }
         }
+        store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
       });
     }
   }
