@@ -206,8 +206,20 @@ def main():
         del sets
         torch.cuda.empty_cache()
 
-    # Attention forward (bf16) against torch SDPA, shapes of ANCHORS.md. FLOPs: 4 B H Sq Sk D, halved when causal.
+    # Attention forward (bf16) against torch SDPA's cuDNN and flash backends, shapes of ANCHORS.md. FLOPs:
+    # 4 B H Sq Sk D, halved when causal. The outputs are compared too, so a fast wrong kernel shows.
+    from torch.nn.attention import SDPBackend, sdpa_kernel
     attn_rows = []
+
+    def sdpa_time(backend, q, k, v, causal):
+        try:
+            with sdpa_kernel(backend):
+                return bench(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=causal), [(q, k, v)],
+                             warmup=2, reps=10)
+        except RuntimeError as e:  # the backend does not take this shape
+            print(f"  {backend.name}: {str(e).splitlines()[0][:100]}")
+            return float("nan")
+
     for (b, h, s, d, causal) in [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
                                  (4, 16, 4096, 256, False), (8, 16, 2048, 64, False), (16, 16, 1024, 128, True),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True)]:
@@ -216,14 +228,19 @@ def main():
         sets = [(q, k, v, o)]
         tt = bench(lambda q, k, v, o: ts.call("tessera_fmha", q, k, v, o, None, 0.0, int(causal), ctypes.c_int64(-1), 0.0),
                    sets, warmup=1, reps=5)
-        tp = bench(lambda q, k, v, o: F.scaled_dot_product_attention(q, k, v, is_causal=causal), sets, warmup=2, reps=10)
+        ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        err = float((o.float() - ref.float()).abs().max())
+        t_cudnn = sdpa_time(SDPBackend.CUDNN_ATTENTION, q, k, v, causal)
+        t_flash = sdpa_time(SDPBackend.FLASH_ATTENTION, q, k, v, causal)
         flops = 4 * b * h * s * s * d / (2 if causal else 1)
-        r = dict(shape=f"{b},{h},{s},{d},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), sdpa_us=round(tp, 1),
-                 tessera_tflops=round(flops / tt / 1e6, 2), sdpa_tflops=round(flops / tp / 1e6, 1), ratio=round(tp / tt, 4))
+        tf = lambda t: round(flops / t / 1e6, 1) if t == t else None
+        r = dict(shape=f"{b},{h},{s},{d},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), tessera_tflops=tf(tt),
+                 cudnn_us=round(t_cudnn, 1), cudnn_tflops=tf(t_cudnn), flash_us=round(t_flash, 1), flash_tflops=tf(t_flash),
+                 vs_cudnn=round(t_cudnn / tt, 3), vs_flash=round(t_flash / tt, 3), max_abs_err=round(err, 4))
         attn_rows.append(r)
-        print(f"fmha {r['shape']:<26} tessera {tt:10.1f} us {r['tessera_tflops']:7.2f} TFLOP/s   SDPA {tp:9.1f} us "
-              f"{r['sdpa_tflops']:6.1f} TFLOP/s   ratio {r['ratio']:.4f}x")
-        del q, k, v, o, sets
+        print(f"fmha {r['shape']:<22} tessera {tt:8.1f} us {r['tessera_tflops']} TFLOP/s | cuDNN {r['cudnn_tflops']} "
+              f"({r['vs_cudnn']}x) | flash {r['flash_tflops']} ({r['vs_flash']}x) | max err {err:.3g}")
+        del q, k, v, o, sets, ref
         torch.cuda.empty_cache()
 
     # Decode attention: one query token, GQA 32 / 8 heads, D 128; tessera reads a paged cache (page 16, pages in
@@ -267,14 +284,16 @@ def main():
         for r in rows:
             f.write(f"| {r['op']} | {r['shape']} | {r['timing']} | {r['tessera_us']} | {r['tessera_tbs']} | {r['pct_copy']} | {r['baseline']} | "
                     f"{r['torch_us']} | {r['speedup']}x | {r['tessera_call_us']} | {r['torch_call_us']} |\n")
-        if not mm_rows:
-            return
-        f.write("\n## Matmul, bf16, y = x @ w^T (first tile-mma version, no tensor cores)\n\n| M x N x K | tessera us | TFLOP/s | cuBLAS us | cuBLAS TFLOP/s | ratio |\n|---|---|---|---|---|---|\n")
-        for r in mm_rows:
-            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cublas_us']} | {r['cublas_tflops']} | {r['ratio']}x |\n")
-        f.write("\n## Attention forward, bf16 (first tile version: shared-memory mma, no tensor cores)\n\n| B,H,S,D,mask | tessera us | TFLOP/s | SDPA us | SDPA TFLOP/s | ratio |\n|---|---|---|---|---|---|\n")
+        if mm_rows:
+            f.write("\n## Matmul, bf16, y = x @ w^T\n\n| M x N x K | tessera us | TFLOP/s | cuBLAS us | cuBLAS TFLOP/s | ratio |\n|---|---|---|---|---|---|\n")
+            for r in mm_rows:
+                f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cublas_us']} | {r['cublas_tflops']} | {r['ratio']}x |\n")
+        f.write("\n## Attention forward, bf16, against PyTorch SDPA's cuDNN and flash backends\n\n"
+                "| B,H,S,D,mask | tessera us | TFLOP/s | cuDNN TFLOP/s | vs cuDNN | flash TFLOP/s | vs flash | max abs err vs SDPA |\n"
+                "|---|---|---|---|---|---|---|---|\n")
         for r in attn_rows:
-            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['sdpa_us']} | {r['sdpa_tflops']} | {r['ratio']}x |\n")
+            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cudnn_tflops']} | {r['vs_cudnn']}x | "
+                    f"{r['flash_tflops']} | {r['vs_flash']}x | {r['max_abs_err']} |\n")
         f.write("\n## Decode attention, bf16, GQA 32/8, D 128 (tessera: paged cache, page 16)\n\n| B, S | tessera us | KV TB/s | SDPA us | SDPA KV TB/s | ratio |\n|---|---|---|---|---|---|\n")
         for r in decode_rows:
             f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_kv_tbs']} | {r['sdpa_us']} | {r['sdpa_kv_tbs']} | {r['ratio']}x |\n")

@@ -37,6 +37,7 @@ check() {
   timeout 120 "$BIN/tessera" ops check --backend tile-cuda >"$OUT/ops_check.log" 2>&1
   tail -n 8 "$OUT/ops_check.log"
   local embedded=""
+  [ -f models/tessera-tiny/model.safetensors ] && embedded=models/tessera-tiny
   if [ -n "$train_pid" ]; then
     wait "$train_pid"
     tail -n 12 "$OUT/train.log"
@@ -51,21 +52,27 @@ check() {
   fi
   echo "== logits parity with transformers"
   PYTHONUNBUFFERED=1 timeout "${PARITY_SECONDS:-200}" python3 scripts/model/parity.py --tessera "$BIN/tessera" \
-    --devices cpu,cuda --dtypes f32,bf16 --embedded "$embedded" --timeout 60 --out "$OUT/parity" 2>&1 | tail -n 30
+    --devices cpu,cuda --dtypes f32,bf16 --embedded "$embedded" --tokenize-tool "$BIN/tessera_tokenize_tool" \
+    --timeout 60 --out "$OUT/parity" 2>&1 | tail -n 30
 }
 
 bench() {
   echo "== matmul vs cuBLAS"
   (cd bench && PYTHONUNBUFFERED=1 timeout 150 python3 matmul_bench.py --lib "../$BIN/libtessera.so" --out "$OUT") 2>&1 | tail -n 30
   echo "== memory-bound ops and attention vs PyTorch"
-  (cd bench && PYTHONUNBUFFERED=1 timeout 120 python3 gpu_bench.py --lib "../$BIN/libtessera.so" --out "$OUT" --no-matmul) \
+  (cd bench && PYTHONUNBUFFERED=1 timeout 170 python3 gpu_bench.py --lib "../$BIN/libtessera.so" --out "$OUT" --no-matmul) \
     >/tmp/ops_bench.log 2>&1
   tail -n 40 /tmp/ops_bench.log
   echo "== engine: Llama-3.1-8B shapes, random weights"
   timeout 100 "$BIN/tessera" bench-model --model bench/models/llama-3.1-8b --random-weights --device cuda \
     --prompt-len 2048 --batch 1,8,32 --decode-steps 32 --cuda-graph 2>&1 | tee "$OUT/bench_model.log" | tail -n 15
+  echo "== profile: the decode-shape matmul (heuristic configuration)"
+  (cd bench && TESSERA_AUTOTUNE=0 timeout 50 ncu --kernel-name-base mangled -k regex:MatmulStaged -s 2 -c 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+    python3 profile_matmul.py --lib "../$BIN/libtessera.so" 1 14336 4096 >"$OUT/ncu_decode.txt" 2>&1)
+  grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)" "$OUT/ncu_decode.txt" | head -n 8
   echo "== transformers on the same shapes"
-  PYTHONUNBUFFERED=1 timeout "${HF_SECONDS:-150}" python3 scripts/model/bench_transformers.py --skip-compile \
+  PYTHONUNBUFFERED=1 timeout "${HF_SECONDS:-100}" python3 scripts/model/bench_transformers.py --skip-compile \
     --decode-steps 16 --out "$OUT/bench_transformers" 2>&1 | tail -n 15
 }
 
@@ -74,7 +81,7 @@ case "${1:-}" in
     set -e
     bash scripts/build.sh >/dev/null
     rm -rf .device && mkdir -p .device
-    for f in build/tessera build/libtessera.so build/tests/tessera_gpu_tests; do
+    for f in build/tessera build/libtessera.so build/tests/tessera_gpu_tests build/tests/tessera_tokenize_tool; do
       strip -o ".device/$(basename "$f")" "$f"
       xz -T2 -6 ".device/$(basename "$f")"
     done
