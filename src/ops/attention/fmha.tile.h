@@ -85,6 +85,24 @@ struct Fmha {
   }
 };
 
+// The rows of sequence b in the packed tensors: queries [q_begin, q_end) of tq rows, keys [k_begin, k_end) of
+// tk. Sequence b == batch (one past the last) owns the query rows past cu_q[batch] and no keys. Clamped into
+// the tensors: whatever the (unchecked, on a GPU) cumulative lengths hold, no access leaves q, k, v, o or lse.
+struct PackedSequence {
+  int64_t q_begin, q_end, k_begin, k_end;
+};
+TILE_DEVICE PackedSequence packed_sequence(const tile::View1<const int32_t>& cu_q, const tile::View1<const int32_t>& cu_k,
+                                           int64_t b, int64_t tq, int64_t tk) {
+  const int64_t batch = cu_q.extent[0] - 1;
+  auto clamp = [](int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; };
+  PackedSequence s;
+  s.q_begin = clamp(cu_q(b < batch ? b : batch), 0, tq);
+  s.q_end = b < batch ? clamp(cu_q(b + 1), s.q_begin, tq) : tq;
+  s.k_begin = b < batch ? clamp(cu_k(b), 0, tk) : 0;
+  s.k_end = b < batch ? clamp(cu_k(b + 1), s.k_begin, tk) : 0;
+  return s;
+}
+
 // Grid (ceil(Tq / BM), Hq, B + 1). q [Hq, Tq, DQK], k [Hkv, Tk, DQK], v [Hkv, Tk, DV], o [Hq, Tq, DV],
 // lse [Hq, Tq, 1] (head-major views of the packed tensors); cu_q, cu_k [B + 1]. The extra sequence B owns the
 // rows past cu_q[B], which see no key: they are written as o = 0, lse = -inf.
@@ -103,15 +121,8 @@ struct FmhaVarlen {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t q0 = blk.bid(0) * BM, h = blk.bid(1), b = blk.bid(2), batch = p.cu_q.extent[0] - 1;
-    const int64_t tq = p.q.extent[1], tk = p.k.extent[1];
-    // Lengths clamped into the tensors: whatever the (unchecked, on a GPU) cumulative lengths hold, no access
-    // leaves q, k, v, o or lse.
-    auto clamp = [](int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; };
-    const int64_t q_begin = clamp(p.cu_q(b < batch ? b : batch), 0, tq);
-    const int64_t q_end = b < batch ? clamp(p.cu_q(b + 1), q_begin, tq) : tq;
-    const int64_t k_begin = b < batch ? clamp(p.cu_k(b), 0, tk) : 0;
-    const int64_t k_end = b < batch ? clamp(p.cu_k(b + 1), k_begin, tk) : 0;
+    const int64_t q0 = blk.bid(0) * BM, h = blk.bid(1);
+    const auto [q_begin, q_end, k_begin, k_end] = packed_sequence(p.cu_q, p.cu_k, blk.bid(2), p.q.extent[1], p.k.extent[1]);
     if (q0 >= q_end - q_begin) return;
     const int64_t dqk = p.q.extent[2], dv = p.v.extent[2];
     attend_query_tile<T, BM, DQK, DV>(

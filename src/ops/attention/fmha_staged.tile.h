@@ -136,13 +136,8 @@ struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1), b = blk.bid(2), batch = p.cu_q.extent[0] - 1;
-    const int64_t tq = p.q.extent[1], tk = p.k.view.extent[1];
-    auto clamp = [](int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; };
-    const int64_t q_begin = clamp(p.cu_q(b < batch ? b : batch), 0, tq);
-    const int64_t q_end = b < batch ? clamp(p.cu_q(b + 1), q_begin, tq) : tq;
-    const int64_t k_begin = b < batch ? clamp(p.cu_k(b), 0, tk) : 0;
-    const int64_t k_end = b < batch ? clamp(p.cu_k(b + 1), k_begin, tk) : 0;
+    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1);
+    const auto [q_begin, q_end, k_begin, k_end] = packed_sequence(p.cu_q, p.cu_k, blk.bid(2), p.q.extent[1], p.k.view.extent[1]);
     // The whole block leaves together (before the pipeline starts): no role waits for another.
     if (q0 >= q_end - q_begin) return;
     const int64_t d = p.q.extent[2];
