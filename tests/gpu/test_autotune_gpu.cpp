@@ -1,6 +1,7 @@
 // The autotuner on the GPU: tuning the matmul times every configuration, picks one of them, remembers it on
 // disk, and the results stay correct (also for an in-place residual call, which must not be tuned on).
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "common/test_util.h"
@@ -23,9 +24,12 @@ class AutotuneGpu : public AutotuneTest {
 // Staged configurations (Hopper, rows the copy engine can read), then the generic kernel's.
 const char* const kConfigs[] = {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
                                 "staged_pingpong_bm128_bn128", "bm64_bn64_bk32", "bm128_bn64_bk32", "bm32_bn128_bk32"};
-bool is_staged(const std::string& name) { return name.rfind("staged", 0) == 0; }
-size_t candidates_like(const std::string& name) {
-  return size_t(std::count_if(std::begin(kConfigs), std::end(kConfigs), [&](const char* c) { return is_staged(c) == is_staged(name); }));
+bool is_staged(const std::string& name) { return name.rfind("staged", 0) == 0 || name.rfind("swapab", 0) == 0; }
+// The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"); forced in test_matmul_gpu.
+const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce"};
+size_t candidates_like(const std::string& name, bool skinny) {
+  const size_t n = size_t(std::count_if(std::begin(kConfigs), std::end(kConfigs), [&](const char* c) { return is_staged(c) == is_staged(name); }));
+  return is_staged(name) && skinny ? n + std::size(kSwapAB) : n;
 }
 
 TEST_F(AutotuneGpu, EveryMatmulConfigurationMatchesTheReference) {
@@ -56,9 +60,13 @@ TEST_F(AutotuneGpu, TuningPicksAValidCandidateAndStaysCorrect) {
   for (const auto& [key, e] : tuned) {
     SCOPED_TRACE(key);
     // Rows the copy engine cannot read (K = 300) fall back to the generic kernel, tuned under its own key.
-    EXPECT_NE(key.find(is_staged(e.choice) ? "|matmul|bf16_nk|" : "|matmul|bf16_nk_generic|"), std::string::npos);
-    EXPECT_NE(std::find(std::begin(kConfigs), std::end(kConfigs), e.choice), std::end(kConfigs)) << e.choice;
-    EXPECT_EQ(e.timings.size(), candidates_like(e.choice));
+    const bool skinny = key.find("|m256_") == std::string::npos;  // M = 5 and 1: the swap-AB space
+    const std::string dtype = std::string("|matmul|bf16_nk") + (skinny ? "_swapab" : "") + (is_staged(e.choice) ? "|" : "_generic|");
+    EXPECT_NE(key.find(dtype), std::string::npos);
+    const bool known = std::find(std::begin(kConfigs), std::end(kConfigs), e.choice) != std::end(kConfigs) ||
+                       std::find(std::begin(kSwapAB), std::end(kSwapAB), e.choice) != std::end(kSwapAB);
+    EXPECT_TRUE(known) << e.choice;
+    EXPECT_EQ(e.timings.size(), candidates_like(e.choice, skinny));
     for (const auto& [name, us] : e.timings) EXPECT_GT(us, 0.0) << name;
     EXPECT_DOUBLE_EQ(e.us, e.timings.at(e.choice));
   }

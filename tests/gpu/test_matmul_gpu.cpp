@@ -9,6 +9,10 @@ TEST(MatmulGpu, SplitKIsRepeatable) {
   TESSERA_REQUIRE_GPU();
   check_matmul_split_k_repeatable(Device::cuda(), dispatch::Backend::tile_cuda);
 }
+TEST(MatmulGpu, EverySwapABConfigurationMatchesTheReference) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_swapab_configs(Device::cuda(), dispatch::Backend::tile_cuda);
+}
 TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {
   TESSERA_REQUIRE_GPU();
   check_matmul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/test_util.h"
+#include "tessera/dispatch/autotune.h"
 #include "tessera/ops/matmul.h"
 
 namespace tessera::testing {
@@ -100,6 +101,29 @@ inline void check_matmul_split_k_repeatable(Device dev, dispatch::Backend backen
     }
     EXPECT_TRUE(all_close(c, c_ref, matmul_tolerance(DType::bf16, DType::bf16, k)));
   }
+}
+
+// Every swap-AB configuration (the decode kernel, M <= 64), forced through the autotuner: M from 1 to 64 (each
+// padding width: 16, 32, 64), N not a multiple of the weight tiles, K not a multiple of their slices, K long
+// enough to be split over blocks, every epilogue, 16- and 32-bit outputs. Outputs start poisoned.
+inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
+  namespace at = dispatch::autotune;
+  using ops::Activation;
+  const MatmulShape shapes[] = {{{1, 72}, 200},     {{2, 1024}, 100},   {{7, 776}, 4099}, {{16, 4096}, 136},
+                                {{33, 520}, 264},   {{64, 2048}, 96},   {{2, 3, 256}, 130}, {{17, 8}, 65}};
+  for (const char* name : {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce"}) {
+    SCOPED_TRACE(std::string("configuration ") + name);
+    at::force("matmul", name);
+    for (const auto& s : shapes) {
+      check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::none, false, false, false);
+      check_matmul(dev, backend, DType::f16, DType::f16, s, ops::BLayout::nk, Activation::silu, true, true, false);
+    }
+    check_matmul(dev, backend, DType::bf16, DType::f32, shapes[1], ops::BLayout::nk, Activation::gelu, true, false, false);
+    check_matmul(dev, backend, DType::f16, DType::f32, shapes[4], ops::BLayout::nk, Activation::none, true, true, true);
+    check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[5], ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
+    check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[0], ops::BLayout::nk, Activation::relu, true, false, false);
+  }
+  at::force("matmul", "");
 }
 
 inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {

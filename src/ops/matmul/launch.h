@@ -16,6 +16,15 @@
 //   staged_pingpong_      128 x 128   6        2       ping-pong: each warpgroup a whole tile in turn, so one's
 //     bm128_bn128                                     epilogue overlaps the other's mainloop (several tiles
 //                                                     per block)
+// MatmulSwapAB, the staged kernel with the operands exchanged (C^T = B A^T), for M <= 64 (decode): the weights
+// fill the tensor cores' 64-row side, the activation rows (padded to 16, 32 or 64) the narrow one; stages
+// take all the shared memory (216 KB) to keep weight bytes in flight; K split as above, the same fix-up.
+//   swapab_bw128_bk64    128 weight rows x 64 k   2 consumers  the default for M <= 64: 16 KB of weights a
+//                                                              stage, 9-12 stages
+//   swapab_bw64_bk128     64 weight rows x 128 k  1 consumer   twice the weight tiles (less split-K on mid-size
+//                                                              N), 6-10 stages of 16 KB
+//   swapab_bw128_bk64_    as the first, a split K finished by a second small kernel (SplitKReduce) instead of
+//     reduce              the in-kernel fix-up (see matmul_swapab.tile.h)
 // Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
 //   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
 //   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
@@ -31,6 +40,7 @@
 #include "ops/matmul/args.h"
 #include "ops/matmul/matmul.tile.h"
 #include "ops/matmul/matmul_staged.tile.h"
+#include "ops/matmul/matmul_swapab.tile.h"
 #include "tessera/dispatch/autotune.h"
 #include "tessera/runtime/workspace.h"
 
@@ -134,6 +144,83 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
 }
 
+// ---- the swap-AB kernel (decode: M <= 64) ----
+
+// A view of the same elements with rows and columns exchanged.
+template <class T>
+tile::View2<T> transposed(tile::View2<T> v) {
+  std::swap(v.extent[0], v.extent[1]);
+  std::swap(v.stride[0], v.stride[1]);
+  return v;
+}
+
+// Stages of a swap-AB pipeline: as many as 216 KB of shared memory hold (the most a block may have is 227
+// KB), at most 16. Bytes in flight, not tensor-core work, bound a decode matmul.
+template <class T, int BW, int MT, int BK>
+constexpr int swapab_stages() {
+  constexpr size_t stride = (size_t(BW + MT) * BK * sizeof(T) + 1023) / 1024 * 1024;
+  return std::min<int>(16, int(216 * 1024 / stride));
+}
+
+template <class T, class TO, int BW, int MT, int BK, int CONSUMERS, bool FIXUP>
+void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt) {
+  using K = kernels::MatmulSwapAB<T, TO, BW, MT, BK, swapab_stages<T, BW, MT, BK>(), CONSUMERS, FIXUP>;
+  typename K::Params p{};
+  p.b = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.b));
+  p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
+  const auto c = as_rows<TO>(a.c);
+  const int64_t m = c.extent[0], n = c.extent[1], k = a.a.size(-1);
+  p.c = transposed(c);
+  const auto& e = a.epilogue;
+  p.epilogue = {int32_t(e.activation), e.alpha, e.bias.data() != nullptr, e.residual.data() != nullptr};
+  if (p.epilogue.has_bias) {  // one value per row of C^T
+    p.bias.data = static_cast<const T*>(e.bias.data());
+    p.bias.extent[0] = n; p.bias.extent[1] = m;
+    p.bias.stride[0] = 1; p.bias.stride[1] = 0;
+  }
+  if (p.epilogue.has_residual) p.residual = transposed(as_rows<const TO>(e.residual));
+  p.k_tiles = (k + BK - 1) / BK;
+  p.schedule = {(n + BW - 1) / BW, 1, 8, 1};
+  const int64_t sms = tile::active::multiprocessor_count();
+  p.schedule.splits = choose_splits(p.schedule.tiles(), p.k_tiles, sms);
+  p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
+  p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
+  if (p.schedule.splits > 1) {
+    p.partials.data = static_cast<float*>(
+        workspace("matmul.split_k", size_t(p.schedule.splits * n * m) * sizeof(float), a.c.device()));
+    p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = n; p.partials.extent[2] = m;
+    p.partials.stride[0] = n * m; p.partials.stride[1] = m; p.partials.stride[2] = 1;
+    if constexpr (FIXUP) {
+      p.arrivals.data = static_cast<int32_t*>(zeroed_workspace(
+          "matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), a.c.device()));
+      p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = 1;
+      p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
+    }
+  }
+  tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
+  if (FIXUP || p.schedule.splits == 1) return;
+  // The partials [splits, N, M] to C^T: 128 x 16 tiles (M is at most 64), 128 threads.
+  using R = kernels::SplitKReduce<T, TO, 128, 16, 128>;
+  typename R::Params r{};
+  r.partials.data = p.partials.data;
+  for (int d = 0; d < 3; ++d) { r.partials.extent[d] = p.partials.extent[d]; r.partials.stride[d] = p.partials.stride[d]; }
+  r.bias = p.bias;
+  r.residual = p.residual;
+  r.c = p.c;
+  r.epilogue = p.epilogue;
+  r.col_tiles = (m + 15) / 16;
+  tile::active::launch<R>({(n + 127) / 128 * r.col_tiles}, r, opt.stream);
+}
+
+// The activation rows padded to the narrowest tile that holds them: 16, 32 or 64.
+template <class T, class TO, int BW, int BK, int CONSUMERS, bool FIXUP = true>
+void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt) {
+  const int64_t m = a.c.numel() / a.c.size(-1);
+  if (m <= 16) launch_swapab_rows<T, TO, BW, 16, BK, CONSUMERS, FIXUP>(a, opt);
+  else if (m <= 32) launch_swapab_rows<T, TO, BW, 32, BK, CONSUMERS, FIXUP>(a, opt);
+  else launch_swapab_rows<T, TO, BW, 64, BK, CONSUMERS, FIXUP>(a, opt);
+}
+
 // Whether the staged kernel can take this call: 16-bit inputs, B as [N, K], rows the copy engine can read.
 bool staged_fits(const MatmulArgs& a) {
   const bool sixteen_bit = a.a.dtype() == DType::bf16 || a.a.dtype() == DType::f16;
@@ -148,8 +235,9 @@ bool staged_fits(const MatmulArgs& a) {
   return true;
 }
 
+// Decode-sized M: the first swap-AB candidate (listed only for M <= 64, after the four staged ones).
 size_t staged_heuristic(int64_t m, int64_t n) {
-  if (m <= 64) return 2;
+  if (m <= 64) return 4;
   const int64_t big_tiles = ((m + 127) / 128) * ((n + 255) / 256);
   return big_tiles >= tile::active::multiprocessor_count() ? 0 : 1;
 }
@@ -187,6 +275,11 @@ void launch_tuned(const MatmulArgs& a, const dispatch::Options& opt) {
                   {"staged_bm64_bn128", [&] { launch_staged<T, TO, 64, 128, 8, 1>(a, opt); }},
                   {"staged_pingpong_bm128_bn128",
                    [&] { launch_staged<T, TO, 128, 128, 6, 2, tile::Consumers::pingpong>(a, opt); }}};
+    if (m <= 64) {
+      candidates.push_back({"swapab_bw128_bk64", [&] { launch_swapab<T, TO, 128, 64, 2>(a, opt); }});
+      candidates.push_back({"swapab_bw64_bk128", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt); }});
+      candidates.push_back({"swapab_bw128_bk64_reduce", [&] { launch_swapab<T, TO, 128, 64, 2, false>(a, opt); }});
+    }
     heuristic = staged_heuristic(m, n);
   } else {
     candidates = {{"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},

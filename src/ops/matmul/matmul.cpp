@@ -22,6 +22,8 @@ void register_matmul_ops() {
 dispatch::autotune::Key matmul_tune_key(DType dtype, int64_t m, int64_t n, int64_t k) {
   std::string dt(dtype_name(dtype));
   dt += "_nk";
+  // M <= 64 has the swap-AB candidates too: a key of its own, so that choices cached before them are not reused.
+  if (m <= 64) dt += "_swapab";
   return dispatch::autotune::make_key("matmul", std::move(dt),
                                       dispatch::autotune::shape_class({{"m", dispatch::autotune::pow2_bucket(m)},
                                                                        {"n", n}, {"k", k}}));

@@ -1,0 +1,105 @@
+// Matmul for few rows of activations (decode: M <= 64) as a staged tile kernel with the operands swapped:
+// C^T[N, M] = B[N, K] @ A[M, K]^T. The weights are the tall operand, so a tile of BW weight rows fills the
+// tensor cores' 64-row side and the M activation rows (padded to MT: 16, 32 or 64) are the narrow one. No
+// tensor-core work goes to padding rows, each consumer's accumulator is small (64 x MT fp32: MT / 2 registers
+// a thread), and what a stage holds is almost all weight bytes: the shared memory goes to many stages, so
+// each multiprocessor keeps 100-200 KB of weights in flight, what streaming them at full bandwidth takes.
+//
+//   for each weight tile (n0) and split s of K, of this block:
+//     producer:  for each k of split s: stage <- B[n0 : n0+BW, k : k+BK], A[0 : MT, k : k+BK]
+//     consumers: acc = 0                                          -- BW x MT, C^T's rows n0 .. n0+BW
+//                for each stage: acc += B_tile @ A_tile^T
+//                one split:  C^T[n0.., 0..] = alpha * act(acc + bias) + residual
+//                several:    partial[s][n0.., 0..] = acc
+//                            the last split of the tile to finish: C^T[n0.., 0..] = epilogue(sum of partials)
+//
+// C^T, the bias and the residual are views with their strides swapped (the launcher makes them): the
+// epilogue is the normal path's, the bias a column vector here (one value per output column n of C).
+// Two ways to finish a split K, both offered to the autotuner (neither is clearly better without measuring):
+//   FIXUP = true:  in the kernel, as MatmulStaged does: the partial tiles are tiny (BW x MT fp32), so the last
+//                  split to arrive reads them back at little cost, and there is no second launch (nor its gap);
+//                  but that last block adds a fence, an atomic and `splits` reads in series to its tail.
+//   FIXUP = false: every split stores its partial tile and is done; SplitKReduce, a second small kernel, sums
+//                  the partials over all of C in parallel and runs the epilogue (no fence, no counters).
+// Edges need no code: the copy engine fills zeros past N (weight rows), M (activation rows) and K; the store
+// drops what falls outside C^T.
+#pragma once
+#include "ops/matmul/epilogue.tile.h"
+#include "tessera/tile/staged.h"
+#include "tessera/tile/tile.h"
+
+namespace tessera::ops::kernels {
+
+template <class T, class TO, int BW, int MT, int BK, int STAGES, int CONSUMERS, bool FIXUP = true>
+struct MatmulSwapAB {
+  static_assert(BW == 64 * CONSUMERS, "each consumer warpgroup owns 64 weight rows");
+  using Stage = tile::Stage<tile::SharedTile<T, BW, BK>, tile::SharedTile<T, MT, BK>>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  static constexpr int bw = BW, mt = MT, bk = BK;
+
+  struct Params {
+    tile::TmaTensor<T, BW, BK> b;  // [N, K], the weights
+    tile::TmaTensor<T, MT, BK> a;  // [M, K], the activations
+    tile::View2<const T> bias;     // [N, M] with column stride 0, or empty
+    tile::View2<const TO> residual;  // [N, M]: the residual transposed
+    tile::View2<TO> c;             // [N, M]: C transposed
+    tile::View3<float> partials;   // [splits, N, M] when the schedule splits K
+    tile::View2<int32_t> arrivals; // [tile rows, 1] when it splits K (FIXUP): zero, and left zero
+    EpilogueParams epilogue;
+    tile::TileSchedule schedule;   // tile rows over N, one tile column
+    int64_t k_tiles, k_tiles_per_split;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
+      const int64_t n0 = t.row * BW;
+      const int64_t k_first = t.split * p.k_tiles_per_split;
+      const int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
+      pipe.producer(k_count, [&](Stage& s, int64_t k) {
+        load_async(blk, s.a, p.b, {n0, (k_first + k) * BK});
+        load_async(blk, s.b, p.a, {0, (k_first + k) * BK});
+      });
+      pipe.consumers([&] {
+        auto acc = mma_accumulator<BW, MT>(pipe);
+        for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
+        if (p.schedule.splits > 1) {
+          store(blk, p.partials[t.split], {n0, 0}, acc);
+          if (!FIXUP) return;  // SplitKReduce finishes the tile
+          if (!pipe.last_arrival(&p.arrivals(t.row, 0), p.schedule.splits)) return;
+          acc = load_like(blk, acc, p.partials[0], {n0, 0});
+          for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_like(blk, acc, p.partials[s], {n0, 0});
+        }
+        store(blk, p.c, {n0, 0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {n0, 0})));
+      });
+    }
+  }
+};
+
+// The second kernel of a split K without the in-kernel fix-up: C^T = epilogue(sum over s of partials[s]), one
+// BR x BC tile of C^T a block, the partials summed in split order.
+template <class T, class TO, int BR, int BC, int THREADS>
+struct SplitKReduce {
+  static constexpr int threads = THREADS;
+  struct Params {
+    tile::View3<const float> partials;  // [splits, N, M]
+    tile::View2<const T> bias;          // [N, M] with column stride 0, or empty
+    tile::View2<const TO> residual;     // [N, M]
+    tile::View2<TO> c;                  // [N, M]
+    EpilogueParams epilogue;
+    int64_t col_tiles;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const tile::Coord at = tile::tile_origin<BR, BC>(blk, p.col_tiles);
+    auto acc = load<BR, BC>(blk, p.partials[0], at);
+    for (int64_t s = 1; s < p.partials.extent[0]; ++s) acc = acc + load<BR, BC>(blk, p.partials[s], at);
+    store(blk, p.c, at, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, at)));
+  }
+};
+
+}  // namespace tessera::ops::kernels
