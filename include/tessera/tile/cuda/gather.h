@@ -74,4 +74,32 @@ __device__ __forceinline__ void scatter_rows(const Block<TH>&, const View3<T>& v
   }
 }
 
+// Rank-3 views seen as rows (host/gather.h): a tile laid out like `like` read from row at.row, column at.col;
+// `pad` outside.
+template <class T, class U, class L, int TH>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block<TH>&, const Tile<U, L>&, const View3<T>& view,
+                                                                     Coord at, float pad = 0.f) {
+  using V = std::remove_const_t<T>;
+  Tile<V, L> out;
+  const V padv = convert_element<V>(pad);
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) {
+    const int64_t off = detail::row_element_offset(view, at.row + L::row(e), at.col + L::col(e));
+    out.v[e] = off < 0 ? padv : view.data[off];
+  }
+  return out;
+}
+
+// The tile written from row at.row, column at.col of a rank-3 view seen as rows; outside elements dropped.
+template <class T, class U, class L, int TH>
+__device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Coord at, const Tile<U, L>& t) {
+  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) {
+    if (!L::owner(e)) continue;
+    const int64_t off = detail::row_element_offset(view, at.row + L::row(e), at.col + L::col(e));
+    if (off >= 0) view.data[off] = t.v[e];
+  }
+}
+
 }  // namespace tessera::tile::cuda

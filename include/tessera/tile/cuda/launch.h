@@ -12,12 +12,10 @@
 namespace tessera::tile::cuda {
 
 // A kernel may declare `static constexpr int min_blocks_per_sm`: the compiler then caps registers so that many
-// blocks fit on one multiprocessor (memory-bound kernels want the loads of several blocks in flight).
+// blocks fit on one multiprocessor (memory-bound kernels want the loads of several blocks in flight); a staged
+// kernel's roles then split that share of the register file (hopper/pipeline.h).
 template <class Kernel>
-constexpr int min_blocks_per_sm() {
-  if constexpr (requires { Kernel::min_blocks_per_sm; }) return Kernel::min_blocks_per_sm;
-  else return 1;
-}
+constexpr int min_blocks_per_sm() { return hopper::blocks_per_multiprocessor<Kernel>(); }
 
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>()) kernel_entry(const __grid_constant__ typename Kernel::Params params) {

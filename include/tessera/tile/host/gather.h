@@ -47,4 +47,32 @@ void scatter_rows(const Block&, const View3<T>& view, const Tile<int, R, 1>& row
     }
 }
 
+// The tile with its first element at row at.row, column at.col of a rank-3 view seen as rows (row n is
+// view(n / D1, n % D1, :)): consecutive rows that cross from one D1 group into the next, e.g. the (token, head)
+// rows of a group of query heads. Outside the rows or columns: `pad`. Shaped like `like`.
+template <class T, class U, int R, int C>
+Tile<std::remove_const_t<T>, R, C> load_like(const Block&, const Tile<U, R, C>&, const View3<T>& view, Coord at,
+                                             float pad = 0.f) {
+  using V = std::remove_const_t<T>;
+  Tile<V, R, C> t;
+  const V padv = convert_element<V>(pad);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      const int64_t off = detail::row_element_offset(view, at.row + r, at.col + c);
+      t(r, c) = off < 0 ? padv : view.data[off];
+    }
+  return t;
+}
+
+// Writes the tile from row at.row, column at.col of a rank-3 view seen as rows; outside elements are dropped.
+template <class T, class U, int R, int C>
+void store(const Block&, const View3<T>& view, Coord at, const Tile<U, R, C>& t) {
+  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      const int64_t off = detail::row_element_offset(view, at.row + r, at.col + c);
+      if (off >= 0) view.data[off] = t(r, c);
+    }
+}
+
 }  // namespace tessera::tile::host

@@ -66,6 +66,13 @@ class Pipeline {
     return true;
   }
 
+  // Rows [first_row, R) of a stage's tile read as zeros from here on (values past a sequence's end may hold
+  // anything, and 0 * NaN is NaN). All consumer threads of the tile call it, after the stage is full.
+  template <class T, int R, int C>
+  void zero_rows(const SharedTile<T, R, C>& t, int first_row) {
+    for (int64_t i = int64_t(first_row < 0 ? 0 : first_row) * C; i < int64_t(R) * C; ++i) t.data[i] = T{};
+  }
+
  private:
   std::unique_ptr<unsigned char[]> storage_;
   StageT stage_;
@@ -99,6 +106,18 @@ void load_async(const Block& blk, const SharedTile<T, R, C>& dst, const TmaTenso
   matrix.view.stride[0] = v.stride[1];
   matrix.view.stride[1] = v.stride[2];
   load_async(blk, dst, matrix, at);
+}
+
+// Fills rows [first_row, first_row + BR) of dst with the BR-row box at (at.row, at.col) of plane `plane`.
+template <class T, int R, int C, int BR>
+void load_rows_async(const Block& blk, const SharedTile<T, R, C>& dst, int first_row, const TmaTensor<T, BR, C, 3>& src,
+                     int64_t plane, Coord at) {
+  static_assert(R % BR == 0 && BR % 8 == 0, "boxes of whole 8-row swizzle atoms that tile the rows");
+  SharedTile<T, BR, C> rows;
+  rows.data = dst.data + int64_t(first_row) * C;
+  TmaTensor<T, BR, C, 3> box_src;
+  box_src.view = src.view;
+  load_async(blk, rows, box_src, plane, at);
 }
 
 template <int BOX_ROWS, int BOX_COLS, class T>

@@ -43,13 +43,21 @@ struct PipelineMemory {
   }
 };
 
-template <class Shape>
+// Registers per thread of each role: what the register file (or its share, when BLOCKS blocks should fit on
+// one multiprocessor) leaves each consumer thread, a multiple of 8, at most 240.
+template <class Shape, int BLOCKS = 1>
 struct RegisterSplit {
   static constexpr int producer = 40;
-  // What the 64K register file leaves each consumer thread, a multiple of 8, at most 240.
-  static constexpr int fair = (65536 - 128 * producer) / (Shape::consumers * 128) / 8 * 8;
+  static constexpr int fair = (65536 / BLOCKS - 128 * producer) / (Shape::consumers * 128) / 8 * 8;
   static constexpr int consumer = fair > 240 ? 240 : fair;
 };
+
+// The blocks per multiprocessor a kernel asks for (`static constexpr int min_blocks_per_sm`), 1 if it does not.
+template <class Kernel>
+constexpr int blocks_per_multiprocessor() {
+  if constexpr (requires { Kernel::min_blocks_per_sm; }) return Kernel::min_blocks_per_sm;
+  else return 1;
+}
 }  // namespace hopper
 
 // Runs a staged kernel's body once per role (called by the kernel entry).
@@ -67,11 +75,11 @@ __device__ __forceinline__ void run_staged(const Params& params) {
   }
   __syncthreads();
   if (hopper::warpgroup() == Shape::consumers) {
-    hopper::registers_decrease<hopper::RegisterSplit<Shape>::producer>();
+    hopper::registers_decrease<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::producer>();
     RoleBlock<Shape::threads, Role::producer> blk;
     Kernel{}(blk, params);
   } else {
-    hopper::registers_increase<hopper::RegisterSplit<Shape>::consumer>();
+    hopper::registers_increase<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::consumer>();
     RoleBlock<Shape::threads, Role::consumer> blk;
     Kernel{}(blk, params);
   }
@@ -198,6 +206,30 @@ class Pipeline {
     } else {
       (void)counter; (void)arrivals;
       return false;
+    }
+  }
+
+  // Rows [first_row, R) of a stage's tile read as zeros from here on (values past a sequence's end may hold
+  // anything, and 0 * NaN is NaN in the next mma). All consumer threads of the tile call it, after the stage
+  // is full; it returns when the zeros are visible to the tensor cores. Whole rows are cleared, so the
+  // swizzle does not matter: row r of panel p is the 128 bytes at (p R + r) 128.
+  template <class T, int R, int C>
+  __device__ void zero_rows(const SharedTile<T, R, C>& t, int first_row) {
+    if constexpr (ROLE == Role::consumer) {
+      constexpr int panels = int(C * sizeof(T) / 128), threads = consumers_per_tile * 128;
+      constexpr bool alone = Shape::mode == Consumers::pingpong;
+      const int group = alone ? hopper::warpgroup() : 0;
+      const int me = alone ? hopper::thread_in_warpgroup() : int(threadIdx.x);
+      const int first = first_row < 0 ? 0 : first_row, rows = R - first;
+      unsigned char* base = reinterpret_cast<unsigned char*>(t.data);
+      for (int i = me; i < panels * rows * 8; i += threads) {
+        const int panel = i / (rows * 8), chunk = i % (rows * 8);
+        *reinterpret_cast<uint4*>(base + (panel * R + first) * 128 + chunk * 16) = make_uint4(0, 0, 0, 0);
+      }
+      hopper::fence_proxy_async_shared();
+      hopper::consumer_sync(1 + group, threads);
+    } else {
+      (void)t; (void)first_row;
     }
   }
 

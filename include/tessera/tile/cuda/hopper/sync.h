@@ -84,6 +84,14 @@ __device__ __forceinline__ void consumer_sync(int id, int threads) {
 #endif
 }
 
+// Makes this thread's ordinary shared-memory writes visible to the tensor cores and the copy engine (the
+// async proxy), which read shared memory on their own path.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if TESSERA_SM90A
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ void wgmma_fence() {
 #if TESSERA_SM90A
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");

@@ -129,4 +129,18 @@ __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T,
                         dst.ready);
 }
 
+// Fills rows [first_row, first_row + BR) of a taller tile with the BR-row box at (at.row, at.col) of plane
+// `plane`: a tile gathered box by box from scattered places (the pages of a KV cache). The stage's barrier
+// expects the whole tile, so every box of the tile must be loaded. first_row is a multiple of BR.
+template <int TH, class T, int R, int C, int BR>
+__device__ __forceinline__ void load_rows_async(const Block<TH>&, const SharedTile<T, R, C>& dst, int first_row,
+                                                const TmaTensor<T, BR, C, 3>& src, int64_t plane, Coord at) {
+  static_assert(R % BR == 0 && BR % 8 == 0, "boxes of whole 8-row swizzle atoms that tile the rows");
+  constexpr int P = hopper::panel_cols<T>;
+#pragma unroll
+  for (int p = 0; p < C / P; ++p)
+    hopper::tma_load_3d(dst.data + p * R * P + first_row * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row),
+                        int32_t(plane), dst.ready);
+}
+
 }  // namespace tessera::tile::cuda

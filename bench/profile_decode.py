@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Decode attention (fmha_decode) at one shape, for a closer look (the GPU machine):
+
+    python3 bench/profile_decode.py --lib .device/bin/libtessera.so 1 4096
+
+Prints the per-call time (CUDA events around one call: host work included), the device time from a CUDA graph of
+calls, and the host time per call; run it under `ncu -k regex:Decode` for the kernels' own durations. GQA 32/8,
+D 128, bf16, a paged cache of 16-token pages in a scrambled order.
+"""
+import argparse
+import ctypes
+import time
+
+import torch
+
+from gpu_bench import bench, bench_graph
+from tessera_ctypes import Tessera
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lib", required=True)
+    p.add_argument("--calls", type=int, default=50)
+    p.add_argument("b", type=int)
+    p.add_argument("s", type=int)
+    a = p.parse_args()
+    ts = Tessera(a.lib)
+    hq, hkv, d, page, dt = 32, 8, 128, 16, torch.bfloat16
+    pages = a.b * a.s // page
+    kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
+    table = torch.randperm(pages, device="cuda").to(torch.int32).reshape(a.b, a.s // page)
+    lens = torch.full((a.b,), a.s, dtype=torch.int32, device="cuda")
+    q = torch.randn(a.b, 1, hq, d, dtype=dt, device="cuda")
+    o = torch.empty_like(q)
+    call = lambda q, o: ts.call("tessera_fmha_decode", q, kp, vp, table, lens, o, 0.0, ctypes.c_int64(-1), 0.0)
+    per_call = bench(call, [(q, o)], warmup=3, reps=a.calls)
+    graph = bench_graph(call, [(q, o)], reps=20)
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(a.calls):
+        call(q, o)
+    host = (time.perf_counter() - t) / a.calls * 1e6
+    torch.cuda.synchronize()
+    kv = 2 * a.b * a.s * hkv * d * 2
+    print(f"B {a.b} S {a.s}: per call {per_call:.1f} us, graph {graph} us ({kv / graph / 1e6 if graph else 0:.3f} TB/s), "
+          f"host {host:.1f} us per call")
+
+
+if __name__ == "__main__":
+    main()

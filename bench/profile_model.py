@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Where the engine's time goes, kernel by kernel (the GPU machine):
+
+    python3 bench/profile_model.py --tessera .device/bin/tessera --model bench/models/llama-3.1-8b \\
+        --prompt-len 2048 --out prefill_profile.md
+
+Runs `tessera bench-model --random-weights` (one batch size, one decode step, no CUDA graph, the autotuner's
+heuristic choices) under Nsight Compute collecting only each kernel's duration, and writes the total time per
+kernel (its template arguments kept: they name the configuration), largest first, as markdown. Prefill dominates
+a run with one decode step; the table says how much of it each kernel takes.
+"""
+import argparse
+import collections
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+
+UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+
+
+def short_name(name):
+    name = re.sub(r"^void ", "", name)
+    m = re.match(r"tessera::tile::cuda::kernel_entry<(.*)>\(.*\)$", name)
+    if m:
+        name = m.group(1)
+    name = name.replace("tessera::ops::kernels::", "").replace("tessera::", "")
+    return name[:160]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tessera", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--prompt-len", type=int, default=2048)
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--ncu", default="ncu")
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    log = a.out + ".ncu.csv"
+    cmd = [a.ncu, "--csv", "--log-file", log, "--metrics", "gpu__time_duration.sum", "--cache-control", "none",
+           "--clock-control", "none", a.tessera, "bench-model", "--model", a.model, "--random-weights", "--device", "cuda",
+           "--prompt-len", str(a.prompt_len), "--batch", str(a.batch), "--decode-steps", "1"]
+    env = dict(os.environ, TESSERA_AUTOTUNE="0")
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    print(run.stdout[-3000:])
+    if run.returncode != 0:
+        print(run.stderr[-3000:], file=sys.stderr)
+    text = open(log).read() if os.path.exists(log) else ""
+    start = text.find('"ID"')
+    if start < 0:
+        sys.exit("no kernel records in the Nsight Compute log")
+    total = collections.defaultdict(float)
+    calls = collections.Counter()
+    for row in csv.DictReader(io.StringIO(text[start:])):
+        if row.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        us = float(row["Metric Value"].replace(",", "")) * UNITS.get(row["Metric Unit"], 1.0)
+        name = short_name(row["Kernel Name"])
+        total[name] += us
+        calls[name] += 1
+    grand = sum(total.values())
+    with open(a.out, "w") as f:
+        f.write(f"# Kernel time of `tessera bench-model` (prompt {a.prompt_len}, batch {a.batch}, 1 decode step), "
+                f"{grand / 1e3:.1f} ms in {sum(calls.values())} kernels\n\n| kernel | calls | total ms | share |\n|---|---|---|---|\n")
+        for name, us in sorted(total.items(), key=lambda kv: -kv[1]):
+            f.write(f"| `{name}` | {calls[name]} | {us / 1e3:.2f} | {100 * us / grand:.1f}% |\n")
+    print(open(a.out).read()[:6000])
+
+
+if __name__ == "__main__":
+    main()

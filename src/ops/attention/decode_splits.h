@@ -1,0 +1,68 @@
+// What both decode kernels (fmha_decode.tile.h, fmha_decode_staged.tile.h) do with a split of the keys: fp32
+// partial results o [splits, B, Sq, Hq, Dv] and m, l [splits, B, Sq, Hq] in per-stream scratch, merged into o by
+// DecodeMerge. Compiled once per tile backend.
+#pragma once
+#include <algorithm>
+
+#include "ops/attention/fmha_decode.tile.h"
+#include "ops/common/views.h"
+
+namespace tessera::ops::TESSERA_TILE_BACKEND {
+
+// Per-device (and per-stream) fp32 scratch, grown on demand and then reused (defined in launch.h).
+float* decode_scratch(Device device, StreamHandle stream, int64_t floats);
+
+// How the keys are split: `splits` parts of tokens_per_split keys (a multiple of the key tile).
+struct KeySplits {
+  int64_t splits = 1, tokens_per_split = 0;
+};
+
+// Splits caches of `capacity` tokens per sequence, read in tiles of `key_tile`, until a launch of `blocks`
+// blocks per split has about `target` blocks. (Capacity, not the sequence lengths, which are on the device:
+// the choice depends on shapes only, so a captured decode step replays it.)
+inline KeySplits split_keys(int64_t capacity, int64_t key_tile, int64_t blocks, int64_t target) {
+  const int64_t key_tiles = std::max<int64_t>(1, (capacity + key_tile - 1) / key_tile);
+  const int64_t wanted = std::clamp<int64_t>((target + blocks - 1) / blocks, 1, key_tiles);
+  const int64_t tiles_per_split = (key_tiles + wanted - 1) / wanted;
+  return {(key_tiles + tiles_per_split - 1) / tiles_per_split, tiles_per_split * key_tile};
+}
+
+struct DecodePartials {
+  float *o = nullptr, *m = nullptr, *l = nullptr;
+  int64_t splits = 1, B = 0, Sq = 0, Hq = 0, Dv = 0;
+
+  DecodePartials(Device device, StreamHandle stream, int64_t splits_, int64_t B_, int64_t Sq_, int64_t Hq_, int64_t Dv_)
+      : splits(splits_), B(B_), Sq(Sq_), Hq(Hq_), Dv(Dv_) {
+    const int64_t rows = splits * B * Sq * Hq;
+    o = decode_scratch(device, stream, rows * (Dv + 2));
+    m = o + rows * Dv;
+    l = m + rows;
+  }
+  // As the kernels write them: [splits * B, Sq, Hq, dim] (dim 1 for m and l).
+  tile::View4<float> o_view() const { return view(o, Dv); }
+  tile::View4<float> m_view() const { return view(m, 1); }
+  tile::View4<float> l_view() const { return view(l, 1); }
+
+ private:
+  tile::View4<float> view(float* data, int64_t dim) const {
+    return {data, {splits * B, Sq, Hq, dim}, {Sq * Hq * dim, Hq * dim, dim, 1}};
+  }
+};
+
+// o [B, Sq, Hq, Dv] = the splits' partials combined (DecodeMerge).
+template <class T, int DV>
+void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandle stream) {
+  constexpr int kRows = 16, kThreads = 128;
+  using M = kernels::DecodeMerge<T, kRows, DV, kThreads>;
+  typename M::Params mp{};
+  // The rows (token, head) of a sequence are Sq * Hq consecutive rows of the partials; m and l are read across
+  // all Dv columns (column stride 0) so that they combine elementwise with the output rows.
+  const int64_t rows = s.Sq * s.Hq, B = s.B, Dv = s.Dv;
+  mp.o_part = {s.o, {s.splits, B, rows, Dv}, {B * rows * Dv, rows * Dv, Dv, 1}};
+  mp.m_part = {s.m, {s.splits, B, rows, Dv}, {B * rows, rows, 1, 0}};
+  mp.l_part = {s.l, {s.splits, B, rows, Dv}, {B * rows, rows, 1, 0}};
+  mp.o = as_view<T, 4>(o);
+  tile::active::launch<M>({(rows + kRows - 1) / kRows, B}, mp, stream);
+}
+
+}  // namespace tessera::ops::TESSERA_TILE_BACKEND

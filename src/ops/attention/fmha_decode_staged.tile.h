@@ -1,0 +1,140 @@
+// Decode attention over a paged KV cache on the staged pipeline (the Hopper path). A block owns one split of
+// the keys of one KV head of one sequence, and 64 (token, head) query rows of the head's group (the rows of
+// fmha_decode.tile.h: row r is token r / G, query head r % G of the group), so every byte of K and V is read
+// once for the whole group. The producer gathers each tile of BN keys box by box, kCacheBox tokens at a time,
+// through the block table; the consumer warpgroup runs both products on the tensor cores:
+//
+//   q = the group's query rows                                  -- registers, once
+//   for each key tile j of the split (one stage: K_j, V_j):
+//     s = logits(q @ K_j^T)
+//     s = where(key < end and key <= position(row) and inside the window, s, -inf)    -- edge tiles only
+//     rows of V_j past the end = 0                              -- slots that hold no token may hold NaN
+//     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
+//     o = o exp2(m - m_new) + p @ V_j
+//   one split: O = o / l;  several: o, m and l to the fp32 partials, which DecodeMerge combines.
+//
+// Cache rows: token t of sequence b is row block_table[b, t / page_size] * page_size + t % page_size of its KV
+// head's plane, or b * page_size + t for a contiguous cache (page_size = the cache's length). A box never
+// crosses a page: page sizes are multiples of kCacheBox and tiles start at multiples of it.
+#pragma once
+#include "ops/attention/fmha_decode.tile.h"
+#include "tessera/tile/staged.h"
+
+namespace tessera::ops::kernels {
+
+inline constexpr int kCacheBox = 16;  // tokens per copy-engine box
+
+// BLOCKS: blocks per multiprocessor (their registers and shared memory must fit together).
+template <class T, int D, int BN, int STAGES, int BLOCKS>
+struct StagedDecodeShape {
+  using value_type = T;
+  static constexpr int bm = 64, bn = BN, d = D, blocks_per_sm = BLOCKS;
+  using Stage = tile::Stage<tile::SharedTile<T, BN, D>, tile::SharedTile<T, BN, D>>;  // K_j, V_j
+  using Pipe = tile::PipelineShape<Stage, STAGES, 1>;
+  using Cache = tile::TmaTensor<T, kCacheBox, D, 3>;  // K or V as [Hkv planes, cache rows, D]
+};
+
+template <class T, int D, int BN, int STAGES, int BLOCKS>
+struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
+  using Shape = StagedDecodeShape<T, D, BN, STAGES, BLOCKS>;
+  static constexpr int threads = Shape::Pipe::threads, min_blocks_per_sm = BLOCKS;
+  static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
+  struct Params {
+    tile::View4<const T> q;                  // [B, Sq, Hq, D]
+    typename Shape::Cache k, v;
+    tile::View2<const int32_t> block_table;  // [B, max_pages] when paged
+    tile::View1<const int32_t> seq_lens;     // [B]
+    tile::View4<T> o;                        // [B, Sq, Hq, D]
+    tile::View4<float> o_part;               // [splits * B, Sq, Hq, D] when splits > 1
+    tile::View4<float> m_part, l_part;       // [splits * B, Sq, Hq, 1]
+    bool paged;
+    int64_t page_size;
+    int64_t group;             // G: query heads per KV head
+    int64_t row_tiles;         // 64-row query tiles per group: ceil(Sq * G / 64)
+    int64_t splits;            // key splits (grid axis 0 is splits * row_tiles)
+    int64_t tokens_per_split;  // a multiple of BN
+    int64_t window_left;
+    Logits logits;
+  };
+
+  // The cache row of token t of sequence b. Row 0 for a token past the block table or a table entry outside
+  // the cache (the caller's error, unchecked on the GPU): some page is read rather than out of bounds.
+  TILE_DEVICE static int64_t cache_row(const Params& p, int64_t b, int64_t t) {
+    if (!p.paged) return b * p.page_size + t;
+    const int64_t pages = p.k.view.extent[1] / p.page_size, index = t / p.page_size;
+    const int64_t page = index < p.block_table.extent[1] ? p.block_table(b, index) : -1;
+    return page >= 0 && page < pages ? page * p.page_size + t % p.page_size : 0;
+  }
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    constexpr int BM = Shape::bm;
+    using Stage = typename Shape::Stage;
+    const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * BM;
+    const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
+    const int64_t Sq = p.q.extent[1], len = p.seq_lens(b);
+    const int64_t t_begin = split * p.tokens_per_split;
+    const int64_t t_end = t_begin + p.tokens_per_split < len ? t_begin + p.tokens_per_split : len;
+    // Whole tiles before the window of the first query token are never seen.
+    int64_t k_begin = t_begin;
+    const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
+    if (first_visible > k_begin) k_begin += (first_visible - k_begin) / BN * BN;
+    const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
+
+    auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+    pipe.producer(tiles, [&](Stage& s, int64_t j) {
+      for (int box = 0; box < BN / kCacheBox; ++box) {
+        // Boxes past the split's end read the last token's box again: their rows are masked (K) and zeroed (V).
+        const int64_t t = k_begin + j * BN + box * kCacheBox;
+        const int64_t row = cache_row(p, b, t < t_end ? t : t_end - 1);
+        load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {row, 0});
+        load_rows_async(blk, s.b, box * kCacheBox, p.v, hk, {row, 0});
+      }
+    });
+    pipe.consumers([&] {
+      auto o = mma_accumulator<BM, D>(pipe);
+      const auto q = load_like(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});
+      auto m = full_like(row_max(o), -INFINITY);
+      auto l = full_like(m, 0.f);
+      int64_t k0 = k_begin;
+      for (const Stage& s : pipe.stages(tiles, o)) {
+        auto dots = mma_accumulator<BM, BN>(pipe);
+        mma(dots, q, transpose(s.a));
+        mma_wait(dots, o);
+        auto scores = p.logits(dots);
+        // Query row r sits at position len - Sq + r / G; tiles past the end, across the first query token's
+        // position or the window's left edge are masked.
+        const bool crosses_end = k0 + BN > t_end;
+        const bool crosses_diagonal = k0 + BN - 1 > len - Sq;
+        const bool crosses_window = p.window_left >= 0 && k0 < len - 1 - p.window_left;
+        if (crosses_end || crosses_diagonal || crosses_window) {
+          const auto key = arange_like(dots, 1) + int(k0);
+          const auto position = (arange_like(dots, 0) + int(r0)) / int(G) + int(len - Sq);
+          auto visible = (key < int(t_end)) & (key <= position);
+          if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
+          scores = where(visible, scores, -INFINITY);
+        }
+        if (crosses_end) pipe.zero_rows(s.b, int(t_end - k0));
+        const auto m_new = maximum(m, row_max(scores));
+        const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
+        const auto rescale = exp2(m - m_use);
+        const auto probs = exp2(scores - m_use);
+        l = l * rescale + row_sum(probs);
+        o = o * rescale;
+        mma(o, cast<T>(probs), s.b);
+        m = m_new;
+        k0 += BN;
+      }
+      if (p.splits == 1) {
+        store(blk, head_range(p.o[b], hk * G, G), {r0, 0}, cast<T>(o * inverse_sum(l)));
+        return;
+      }
+      const int64_t part = split * p.seq_lens.extent[0] + b;
+      store(blk, head_range(p.o_part[part], hk * G, G), {r0, 0}, o);
+      store(blk, head_range(p.m_part[part], hk * G, G), {r0, 0}, m);
+      store(blk, head_range(p.l_part[part], hk * G, G), {r0, 0}, l);
+    });
+  }
+};
+
+}  // namespace tessera::ops::kernels

@@ -1,0 +1,128 @@
+// The launcher of the staged decode attention (fmha_decode_staged.tile.h), compiled once per tile backend
+// (fmha_decode_staged_host.cpp, fmha_decode_staged_cuda.cu). On the GPU it runs on Hopper only.
+//
+//   head dim   keys per tile x stages, blocks per multiprocessor (autotuner candidates; the first is the default)
+//   64         64 x 4 (4 x 16 KiB), two;   128 x 4 (4 x 32 KiB), one
+//   128        64 x 3 (3 x 32 KiB), two;   64 x 4 (4 x 32 KiB), one
+// Two blocks per multiprocessor overlap one block's start and end with the other's loads. The keys are split
+// until the grid holds about two blocks per multiprocessor. Other head dims,
+// Dqk != Dv, 32-bit inputs, page sizes that are not multiples of 16 tokens and caches the copy engine cannot
+// read as [Hkv planes, pages * page_size rows, D] (16-byte aligned, pages evenly spaced) take the generic kernel.
+#pragma once
+#include <limits>
+
+#include "ops/attention/args.h"
+#include "ops/attention/decode_splits.h"
+#include "ops/attention/fmha_decode_staged.tile.h"
+#include "ops/common/views.h"
+#include "tessera/dispatch/autotune.h"
+
+namespace tessera::ops::TESSERA_TILE_BACKEND {
+
+int64_t decode_target_blocks(Device device);  // cuda.cu / host.cpp: two blocks per multiprocessor
+
+namespace {
+// A cache [pages, page_size, Hkv, D] as Hkv planes of pages * page_size rows, when the copy engine can read it.
+template <class T>
+bool cache_planes(const Tensor& pages, tile::View3<const T>& out) {
+  if (pages.stride(0) != pages.size(1) * pages.stride(1)) return false;
+  const int64_t rows = pages.size(0) * pages.size(1);
+  if (rows > std::numeric_limits<int32_t>::max()) return false;
+  out.data = static_cast<const T*>(pages.data());
+  out.extent[0] = pages.size(2);
+  out.extent[1] = rows;
+  out.extent[2] = pages.size(3);
+  out.stride[0] = pages.stride(2);
+  out.stride[1] = pages.stride(1);
+  out.stride[2] = pages.stride(3);
+  return tile::tma_compatible(out);
+}
+
+bool staged_decode_applies(const FmhaDecodeArgs& a) {
+  const bool sixteen_bit = a.q.dtype() == DType::bf16 || a.q.dtype() == DType::f16;
+  const int64_t d = a.q.size(3);
+  if (!sixteen_bit || a.cache.v_pages.size(3) != d || (d != 64 && d != 128)) return false;
+  const bool paged = !is_absent(a.cache.block_table);
+  if (paged && a.cache.k_pages.size(1) % kernels::kCacheBox != 0) return false;
+#if defined(__CUDACC__)
+  if (!tile::cuda::device_is_hopper()) return false;
+#endif
+  return true;
+}
+
+namespace at = dispatch::autotune;
+
+template <class T, class F>
+std::vector<at::Candidate> staged_decode_configs(int64_t d, const F& launch) {
+  using kernels::StagedDecodeShape;
+  if (d == 64)
+    return {{"bn64_s4_x2", [=] { launch(StagedDecodeShape<T, 64, 64, 4, 2>{}); }},
+            {"bn128_s4", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}); }}};
+  return {{"bn64_s3_x2", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}); }},
+          {"bn64_s4", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}); }}};
+}
+
+#if defined(__CUDACC__)
+constexpr auto kDecodeTuneWhere = at::Where::cuda;
+#else
+constexpr auto kDecodeTuneWhere = at::Where::host;
+#endif
+}  // namespace
+
+bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
+  if (!staged_decode_applies(a)) return false;
+  bool launched = false;
+  visit_float_dtype(a.q.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if constexpr (sizeof(T) == 2) {
+      tile::View3<const T> k_planes, v_planes;
+      if (!cache_planes(a.cache.k_pages, k_planes) || !cache_planes(a.cache.v_pages, v_planes)) return;
+      const int64_t B = a.q.size(0), Sq = a.q.size(1), Hq = a.q.size(2), d = a.q.size(3);
+      const int64_t Hkv = a.cache.k_pages.size(2), page_size = a.cache.k_pages.size(1), G = Hq / Hkv;
+      const bool paged = !is_absent(a.cache.block_table);
+      const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
+      auto launch = [&, k_planes, v_planes](auto shape) {
+        using Shape = decltype(shape);
+        using K = kernels::FmhaDecodeStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
+        const int64_t row_tiles = (Sq * G + Shape::bm - 1) / Shape::bm;
+        const KeySplits ks = split_keys(capacity, Shape::bn, B * Hkv * row_tiles, decode_target_blocks(a.q.device()));
+        typename K::Params p{};
+        p.q = as_view<const T, 4>(a.q);
+        p.k = tile::active::make_tma_tensor<kernels::kCacheBox, Shape::d>(k_planes);
+        p.v = tile::active::make_tma_tensor<kernels::kCacheBox, Shape::d>(v_planes);
+        if (paged) p.block_table = as_view<const int32_t, 2>(a.cache.block_table);
+        p.seq_lens = as_view<const int32_t, 1>(a.seq_lens);
+        p.o = as_view<T, 4>(a.o);
+        p.paged = paged;
+        p.page_size = page_size;
+        p.group = G;
+        p.row_tiles = row_tiles;
+        p.splits = ks.splits;
+        p.tokens_per_split = ks.tokens_per_split;
+        p.window_left = a.params.window_left;
+        p.logits = {a.params.scale, a.params.softcap};
+        const tile::Grid grid{ks.splits * row_tiles, Hkv, B};
+        if (ks.splits == 1) {
+          tile::active::launch<K>(grid, p, opt.stream);
+          return;
+        }
+        const DecodePartials parts(a.q.device(), opt.stream, ks.splits, B, Sq, Hq, Shape::d);
+        p.o_part = parts.o_view();
+        p.m_part = parts.m_view();
+        p.l_part = parts.l_view();
+        tile::active::launch<K>(grid, p, opt.stream);
+        merge_decode_partials<T, Shape::d>(parts, a.o, opt.stream);
+      };
+      const auto configs = staged_decode_configs<T>(d, launch);
+      const std::string kind = std::string(dtype_name(a.q.dtype())) + (a.params.window_left >= 0 ? "_window" : "");
+      const auto key = at::make_key("fmha_decode", kind,
+                                    at::shape_class({{"d", d}, {"rows", at::pow2_bucket(Sq * G)},
+                                                     {"heads", at::pow2_bucket(B * Hkv)}, {"keys", at::pow2_bucket(capacity)}}));
+      at::select(key, configs, 0, opt.stream, kDecodeTuneWhere).launch();
+      launched = true;
+    }
+  });
+  return launched;
+}
+
+}  // namespace tessera::ops::TESSERA_TILE_BACKEND
