@@ -54,6 +54,7 @@ TEST_F(AttentionGpu, FmhaVarlenMatchesReference) {
     for (const auto& c : kLongVarlenCases) check_fmha_varlen(Device::cuda(), kCuda, dt, c);
 }
 TEST_F(AttentionGpu, EveryStagedConfigurationMatchesReference) { check_fmha_staged_configs(Device::cuda(), kCuda, true); }
+TEST_F(AttentionGpu, EveryStagedDecodeConfigurationMatchesReference) { check_fmha_decode_staged_configs(Device::cuda(), kCuda, true); }
 TEST_F(AttentionGpu, FmhaDecodeMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kDecodeCases) check_fmha_decode(Device::cuda(), kCuda, dt, c);

@@ -430,4 +430,35 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
   at::force("fmha_varlen", "");
 }
 
+// Every configuration of the staged (Hopper) decode kernel, forced through the autotuner: paged caches with
+// 16- and 32-token pages and contiguous ones of any length, lengths 0, 1 and off the key tile, several splits,
+// more than 64 query rows (two row tiles), GQA 4 and 16, MQA, window and softcap. Unused slots hold NaN.
+inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backend, bool long_cases) {
+  namespace at = dispatch::autotune;
+  struct HeadDim {
+    std::vector<const char*> configs;
+    std::vector<DecodeCase> cases;
+  };
+  const HeadDim dims[] = {
+      {{"bn64_s4_x2", "bn128_s4"},
+       {{{0, 1, 37, 129}, 1, 8, 2, 64, 64, 16, true, {}},
+        {{500}, 4, 16, 2, 64, 64, 48, true, {0.f, true, 100, 0.f}},
+        {{33, 200}, 3, 4, 4, 64, 64, 203, false, {}}}},
+      {{"bn64_s3_x2", "bn64_s4"},
+       {{{1, 17, 300}, 1, 32, 8, 128, 128, 16, true, {}},
+        {{1000}, 8, 32, 2, 128, 128, 32, true, {}},
+        {{130, 64}, 2, 8, 8, 128, 128, 200, false, {0.f, true, 50, 20.f}},
+        {{4095, 0, 2}, 1, 8, 1, 128, 128, 64, true, {}}}},
+  };
+  for (const auto& dim : dims)
+    for (const char* name : dim.configs) {
+      SCOPED_TRACE(std::string("configuration ") + name);
+      at::force("fmha_decode", name);
+      for (DType dt : {DType::bf16, DType::f16})
+        for (const auto& c : dim.cases)
+          if (long_cases || c.lens[0] < 2000) check_fmha_decode(dev, backend, dt, c);
+    }
+  at::force("fmha_decode", "");
+}
+
 }  // namespace tessera::testing

@@ -27,6 +27,7 @@ TEST(AttentionHost, MlaDecodeMatchesReference) {
     for (const auto& c : kMlaCases) check_mla_decode(kCpu, kHost, dt, c);
 }
 TEST(AttentionHost, EveryStagedConfigurationMatchesReference) { check_fmha_staged_configs(kCpu, kHost, false); }
+TEST(AttentionHost, EveryStagedDecodeConfigurationMatchesReference) { check_fmha_decode_staged_configs(kCpu, kHost, false); }
 TEST(AttentionHost, KvCacheAppendMatchesReference) { check_kv_cache_append_all(kCpu, kHost); }
 TEST(AttentionHost, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, kHost); }
 TEST(AttentionReference, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, dispatch::Backend::reference); }

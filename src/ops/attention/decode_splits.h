@@ -52,15 +52,14 @@ struct DecodePartials {
 // o [B, Sq, Hq, Dv] = the splits' partials combined (DecodeMerge).
 template <class T, int DV>
 void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandle stream) {
-  constexpr int kRows = 16, kThreads = 128;
+  constexpr int kRows = 8, kThreads = 128;  // few rows per block: enough blocks for one sequence
   using M = kernels::DecodeMerge<T, kRows, DV, kThreads>;
   typename M::Params mp{};
-  // The rows (token, head) of a sequence are Sq * Hq consecutive rows of the partials; m and l are read across
-  // all Dv columns (column stride 0) so that they combine elementwise with the output rows.
+  // The rows (token, head) of a sequence are Sq * Hq consecutive rows of the partials.
   const int64_t rows = s.Sq * s.Hq, B = s.B, Dv = s.Dv;
   mp.o_part = {s.o, {s.splits, B, rows, Dv}, {B * rows * Dv, rows * Dv, Dv, 1}};
-  mp.m_part = {s.m, {s.splits, B, rows, Dv}, {B * rows, rows, 1, 0}};
-  mp.l_part = {s.l, {s.splits, B, rows, Dv}, {B * rows, rows, 1, 0}};
+  mp.m_part = {s.m, {s.splits, B, rows, 1}, {B * rows, rows, 1, 1}};
+  mp.l_part = {s.l, {s.splits, B, rows, 1}, {B * rows, rows, 1, 1}};
   mp.o = as_view<T, 4>(o);
   tile::active::launch<M>({(rows + kRows - 1) / kRows, B}, mp, stream);
 }

@@ -102,8 +102,8 @@ struct FmhaDecode {
 };
 
 // Grid (ceil(Sq * Hq / BM), B): combines the splits of BM rows (token, head) of one sequence.
-// o_part [splits, B, Sq * Hq, DV]; m_part / l_part the same shape with column stride 0 (each row's statistic
-// read across all DV columns, so it combines elementwise with the output rows); o [B, Sq, Hq, DV].
+// o_part [splits, B, Sq * Hq, DV]; m_part / l_part [splits, B, Sq * Hq, 1], read as row statistics that
+// broadcast over the output rows; o [B, Sq, Hq, DV].
 template <class T, int BM, int DV, int THREADS>
 struct DecodeMerge {
   static constexpr int threads = THREADS;
@@ -115,18 +115,19 @@ struct DecodeMerge {
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t r0 = blk.bid(0) * BM, b = blk.bid(1), splits = p.o_part.extent[0];
-    auto m = full<float, BM, DV>(blk, -INFINITY);
-    for (int64_t s = 0; s < splits; ++s) m = maximum(m, load<BM, DV>(blk, p.m_part[s][b], {r0, 0}, -INFINITY));
+    const auto statistic = row_max(zeros<float, BM, DV>(blk));  // the layout of a row statistic
+    auto m = full_like(statistic, -INFINITY);
+    for (int64_t s = 0; s < splits; ++s) m = maximum(m, load_like(blk, statistic, p.m_part[s][b], {r0, 0}, -INFINITY));
     const auto m_use = where(m == -INFINITY, 0.f, m);
-    auto l = zeros<float, BM, DV>(blk);
+    auto l = full_like(statistic, 0.f);
     auto acc = zeros<float, BM, DV>(blk);
     for (int64_t s = 0; s < splits; ++s) {
-      const auto weight = exp2(load<BM, DV>(blk, p.m_part[s][b], {r0, 0}, -INFINITY) - m_use);
-      l = l + weight * load<BM, DV>(blk, p.l_part[s][b], {r0, 0});
-      acc = acc + weight * load<BM, DV>(blk, p.o_part[s][b], {r0, 0});
+      const auto weight = exp2(load_like(blk, statistic, p.m_part[s][b], {r0, 0}, -INFINITY) - m_use);
+      l = l + weight * load_like(blk, statistic, p.l_part[s][b], {r0, 0});
+      acc = acc + load<BM, DV>(blk, p.o_part[s][b], {r0, 0}) * weight;
     }
     const auto rows = arange<BM, 1>(blk, 0) + int(r0);
-    scatter_rows(blk, p.o[b], rows, 0, cast<T>(where(l > 0.f, acc / l, 0.f)));
+    scatter_rows(blk, p.o[b], rows, 0, cast<T>(acc * inverse_sum(l)));
   }
 };
 

@@ -83,12 +83,17 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
 
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
     pipe.producer(tiles, [&](Stage& s, int64_t j) {
-      for (int box = 0; box < BN / kCacheBox; ++box) {
-        // Boxes past the split's end read the last token's box again: their rows are masked (K) and zeroed (V).
+      // The boxes' cache rows first (their block table reads overlap), then the copies. Boxes past the split's
+      // end read the last token's box again: their rows are masked (K) and zeroed (V).
+      constexpr int boxes = BN / kCacheBox;
+      int64_t row[boxes];
+      for (int box = 0; box < boxes; ++box) {
         const int64_t t = k_begin + j * BN + box * kCacheBox;
-        const int64_t row = cache_row(p, b, t < t_end ? t : t_end - 1);
-        load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {row, 0});
-        load_rows_async(blk, s.b, box * kCacheBox, p.v, hk, {row, 0});
+        row[box] = cache_row(p, b, t < t_end ? t : t_end - 1);
+      }
+      for (int box = 0; box < boxes; ++box) {
+        load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {row[box], 0});
+        load_rows_async(blk, s.b, box * kCacheBox, p.v, hk, {row[box], 0});
       }
     });
     pipe.consumers([&] {

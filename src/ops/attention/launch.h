@@ -13,6 +13,7 @@
 
 #include "ops/attention/args.h"
 #include "ops/attention/fmha.tile.h"
+#include "ops/attention/decode_splits.h"
 #include "ops/attention/fmha_decode.tile.h"
 #include "ops/attention/kv_cache_append.tile.h"
 #include "ops/common/views.h"
@@ -25,8 +26,23 @@ int64_t decode_target_blocks(Device device);
 bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt);
 bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt);
 
+// Per-device (and per-stream) fp32 scratch for the partial results of split decode, grown on demand and then
+// reused: a decode step allocates nothing once the largest shape has run. Launches on one stream are ordered,
+// so reuse by the next call on the same stream is safe; different streams get different buffers.
+float* decode_scratch(Device device, StreamHandle stream, int64_t floats) {
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, StreamHandle>, Tensor> buffers;
+  std::lock_guard<std::mutex> lock(mutex);
+  Tensor& buf = buffers[{int(device.kind), device.index, stream}];
+  if (buf.numel() < floats || buf.ndim() == 0) buf = Tensor::empty({floats}, DType::f32, device);
+  return buf.data_as<float>();
+}
+
+// The staged decode kernel where it applies (fmha_decode_staged_launch.h); false when nothing was launched.
+bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt);
+
 namespace {
-constexpr int kThreads = 128, kPrefillRows = 32, kDecodeRows = 16, kMergeRows = 16, kAppendRows = 16;
+constexpr int kThreads = 128, kPrefillRows = 32, kDecodeRows = 16, kAppendRows = 16;
 
 template <int DQK, int DV>
 struct HeadDims {
@@ -90,18 +106,6 @@ void launch_fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
   tile::active::launch<K>({(Tq + kPrefillRows - 1) / kPrefillRows, Hq, B + 1}, p, opt.stream);
 }
 
-// Per-device (and per-stream) fp32 scratch for the partial results of split decode, grown on demand and then
-// reused: a decode step allocates nothing once the largest shape has run. Launches on one stream are ordered,
-// so reuse by the next call on the same stream is safe; different streams get different buffers.
-float* decode_scratch(Device device, StreamHandle stream, int64_t floats) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, int, StreamHandle>, Tensor> buffers;
-  std::lock_guard<std::mutex> lock(mutex);
-  Tensor& buf = buffers[{int(device.kind), device.index, stream}];
-  if (buf.numel() < floats || buf.ndim() == 0) buf = Tensor::empty({floats}, DType::f32, device);
-  return buf.data_as<float>();
-}
-
 template <class T, int DQK, int DV>
 void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   using K = kernels::FmhaDecode<T, kDecodeRows, DQK, DV, kThreads>;
@@ -109,13 +113,9 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   const int64_t Dv = a.cache.v_pages.size(3), page_size = a.cache.k_pages.size(1);
   const bool paged = !is_absent(a.cache.block_table);
   const int64_t G = Hq / Hkv, row_tiles = (Sq * G + kDecodeRows - 1) / kDecodeRows;
-  // Split the keys until the launch has about as many blocks as the backend wants.
   const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
-  const int64_t key_tiles = std::max<int64_t>(1, (capacity + kernels::kKeyTile - 1) / kernels::kKeyTile);
-  const int64_t base_blocks = B * Hkv * row_tiles, target = decode_target_blocks(a.q.device());
-  int64_t splits = std::clamp<int64_t>((target + base_blocks - 1) / base_blocks, 1, key_tiles);
-  const int64_t tiles_per_split = (key_tiles + splits - 1) / splits;
-  splits = (key_tiles + tiles_per_split - 1) / tiles_per_split;
+  const auto [splits, tokens_per_split] =
+      split_keys(capacity, kernels::kKeyTile, B * Hkv * row_tiles, decode_target_blocks(a.q.device()));
 
   typename K::Params p{};
   p.q = as_view<const T, 4>(a.q);
@@ -128,7 +128,7 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   p.group = G;
   p.row_tiles = row_tiles;
   p.splits = splits;
-  p.tokens_per_split = tiles_per_split * kernels::kKeyTile;
+  p.tokens_per_split = tokens_per_split;
   p.window_left = a.params.window_left;
   p.logits = {a.params.scale, a.params.softcap};
   const tile::Grid grid{splits * row_tiles, Hkv, B};
@@ -136,26 +136,12 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
     tile::active::launch<K>(grid, p, opt.stream);
     return;
   }
-  // Partials: o [splits, B, Sq, Hq, Dv], then m and l [splits, B, Sq, Hq], contiguous.
-  const int64_t rows = splits * B * Sq * Hq;
-  float* scratch = decode_scratch(a.q.device(), opt.stream, rows * (Dv + 2));
-  float *o_part = scratch, *m_part = scratch + rows * Dv, *l_part = m_part + rows;
-  auto part_view = [&](float* data, int64_t dim, int64_t dim_stride) {
-    return tile::View4<float>{data, {splits * B, Sq, Hq, dim}, {Sq * Hq * dim_stride, Hq * dim_stride, dim_stride, 1}};
-  };
-  p.o_part = part_view(o_part, Dv, Dv);
-  p.m_part = part_view(m_part, 1, 1);
-  p.l_part = part_view(l_part, 1, 1);
+  const DecodePartials parts(a.q.device(), opt.stream, splits, B, Sq, Hq, Dv);
+  p.o_part = parts.o_view();
+  p.m_part = parts.m_view();
+  p.l_part = parts.l_view();
   tile::active::launch<K>(grid, p, opt.stream);
-
-  using M = kernels::DecodeMerge<T, kMergeRows, DV, kThreads>;
-  typename M::Params mp{};
-  // Rows (token, head) of a sequence are Sq * Hq consecutive rows of the partials.
-  mp.o_part = {o_part, {splits, B, Sq * Hq, Dv}, {B * Sq * Hq * Dv, Sq * Hq * Dv, Dv, 1}};
-  mp.m_part = {m_part, {splits, B, Sq * Hq, Dv}, {B * Sq * Hq, Sq * Hq, 1, 0}};
-  mp.l_part = {l_part, {splits, B, Sq * Hq, Dv}, {B * Sq * Hq, Sq * Hq, 1, 0}};
-  mp.o = as_view<T, 4>(a.o);
-  tile::active::launch<M>({(Sq * Hq + kMergeRows - 1) / kMergeRows, B}, mp, opt.stream);
+  merge_decode_partials<T, DV>(parts, a.o, opt.stream);
 }
 }  // namespace
 
@@ -174,6 +160,7 @@ void fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
 }
 
 void fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
+  if (fmha_decode_staged(a, opt)) return;
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     visit_decode_head_dims(a.q.size(3), a.cache.v_pages.size(3),
                     [&](auto d) { launch_fmha_decode<decltype(t), d.qk, d.v>(a, opt); });
