@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+UNITS = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6}
 
 
 def short_name(name):
@@ -48,6 +48,12 @@ def main():
     print(run.stdout[-3000:])
     if run.returncode != 0:
         print(run.stderr[-3000:], file=sys.stderr)
+    write_table(log, a.out, f"prompt {a.prompt_len}, batch {a.batch}, 1 decode step")
+    print(open(a.out).read()[:6000])
+
+
+def write_table(log, out, what):
+    """The per-kernel totals of an Nsight Compute CSV log as a markdown table."""
     text = open(log).read() if os.path.exists(log) else ""
     start = text.find('"ID"')
     if start < 0:
@@ -57,18 +63,16 @@ def main():
     for row in csv.DictReader(io.StringIO(text[start:])):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
-        us = float(row["Metric Value"].replace(",", "")) * UNITS.get(row["Metric Unit"], 1.0)
+        us = float(row["Metric Value"].replace(",", "")) * UNITS[row["Metric Unit"]]
         name = short_name(row["Kernel Name"])
         total[name] += us
         calls[name] += 1
     grand = sum(total.values())
-    with open(a.out, "w") as f:
-        f.write(f"# Kernel time of `tessera bench-model` (prompt {a.prompt_len}, batch {a.batch}, 1 decode step), "
-                f"{grand / 1e3:.1f} ms in {sum(calls.values())} kernels\n\n| kernel | calls | total ms | share |\n|---|---|---|---|\n")
+    with open(out, "w") as f:
+        f.write(f"# Kernel time of `tessera bench-model` ({what}), {grand / 1e3:.1f} ms in {sum(calls.values())} kernels\n\n"
+                "| kernel | calls | total ms | us per call | share |\n|---|---|---|---|---|\n")
         for name, us in sorted(total.items(), key=lambda kv: -kv[1]):
-            f.write(f"| `{name}` | {calls[name]} | {us / 1e3:.2f} | {100 * us / grand:.1f}% |\n")
-    print(open(a.out).read()[:6000])
-
+            f.write(f"| `{name}` | {calls[name]} | {us / 1e3:.2f} | {us / calls[name]:.1f} | {100 * us / grand:.1f}% |\n")
 
 if __name__ == "__main__":
     main()

@@ -440,7 +440,7 @@ inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backe
     std::vector<DecodeCase> cases;
   };
   const HeadDim dims[] = {
-      {{"bn64_s4_x2", "bn128_s4"},
+      {{"bn128_s4"},
        {{{0, 1, 37, 129}, 1, 8, 2, 64, 64, 16, true, {}},
         {{500}, 4, 16, 2, 64, 64, 48, true, {0.f, true, 100, 0.f}},
         {{33, 200}, 3, 4, 4, 64, 64, 203, false, {}}}},

@@ -18,11 +18,13 @@ struct KeySplits {
 };
 
 // Splits caches of `capacity` tokens per sequence, read in tiles of `key_tile`, until a launch of `blocks`
-// blocks per split has about `target` blocks. (Capacity, not the sequence lengths, which are on the device:
-// the choice depends on shapes only, so a captured decode step replays it.)
-inline KeySplits split_keys(int64_t capacity, int64_t key_tile, int64_t blocks, int64_t target) {
+// blocks per split has about `target` blocks, each split at least `min_tiles` tiles long (a split costs a
+// block's start and end, and its partial results to merge). Capacity, not the sequence lengths, which are on
+// the device: the choice depends on shapes only, so a captured decode step replays it.
+inline KeySplits split_keys(int64_t capacity, int64_t key_tile, int64_t blocks, int64_t target, int64_t min_tiles = 1) {
   const int64_t key_tiles = std::max<int64_t>(1, (capacity + key_tile - 1) / key_tile);
-  const int64_t wanted = std::clamp<int64_t>((target + blocks - 1) / blocks, 1, key_tiles);
+  const int64_t most = std::max<int64_t>(1, key_tiles / std::max<int64_t>(min_tiles, 1));
+  const int64_t wanted = std::clamp<int64_t>((target + blocks - 1) / blocks, 1, most);
   const int64_t tiles_per_split = (key_tiles + wanted - 1) / wanted;
   return {(key_tiles + tiles_per_split - 1) / tiles_per_split, tiles_per_split * key_tile};
 }
@@ -52,7 +54,7 @@ struct DecodePartials {
 // o [B, Sq, Hq, Dv] = the splits' partials combined (DecodeMerge).
 template <class T, int DV>
 void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandle stream) {
-  constexpr int kRows = 8, kThreads = 128;  // few rows per block: enough blocks for one sequence
+  constexpr int kRows = 8, kThreads = 128;  // small blocks: enough of them for one sequence
   using M = kernels::DecodeMerge<T, kRows, DV, kThreads>;
   typename M::Params mp{};
   // The rows (token, head) of a sequence are Sq * Hq consecutive rows of the partials.
@@ -61,7 +63,7 @@ void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandl
   mp.m_part = {s.m, {s.splits, B, rows, 1}, {B * rows, rows, 1, 1}};
   mp.l_part = {s.l, {s.splits, B, rows, 1}, {B * rows, rows, 1, 1}};
   mp.o = as_view<T, 4>(o);
-  tile::active::launch<M>({(rows + kRows - 1) / kRows, B}, mp, stream);
+  tile::active::launch<M>({(rows + kRows - 1) / kRows, B, DV / M::cols}, mp, stream);
 }
 
 }  // namespace tessera::ops::TESSERA_TILE_BACKEND

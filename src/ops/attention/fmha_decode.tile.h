@@ -101,12 +101,12 @@ struct FmhaDecode {
   }
 };
 
-// Grid (ceil(Sq * Hq / BM), B): combines the splits of BM rows (token, head) of one sequence.
-// o_part [splits, B, Sq * Hq, DV]; m_part / l_part [splits, B, Sq * Hq, 1], read as row statistics that
-// broadcast over the output rows; o [B, Sq, Hq, DV].
+// Grid (ceil(Sq * Hq / BM), B, DV / cols): combines the splits of BM rows (token, head) of one sequence, in
+// column chunks of `cols`. o_part [splits, B, Sq * Hq, DV]; m_part / l_part [splits, B, Sq * Hq, 1], read as
+// row statistics that broadcast over the output rows; o [B, Sq, Hq, DV].
 template <class T, int BM, int DV, int THREADS>
 struct DecodeMerge {
-  static constexpr int threads = THREADS;
+  static constexpr int threads = THREADS, cols = DV < 64 ? DV : 64;
   struct Params {
     tile::View4<const float> o_part, m_part, l_part;
     tile::View4<T> o;
@@ -114,20 +114,20 @@ struct DecodeMerge {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0) * BM, b = blk.bid(1), splits = p.o_part.extent[0];
-    const auto statistic = row_max(zeros<float, BM, DV>(blk));  // the layout of a row statistic
+    const int64_t r0 = blk.bid(0) * BM, b = blk.bid(1), c0 = blk.bid(2) * cols, splits = p.o_part.extent[0];
+    const auto statistic = row_max(zeros<float, BM, cols>(blk));  // the layout of a row statistic
     auto m = full_like(statistic, -INFINITY);
     for (int64_t s = 0; s < splits; ++s) m = maximum(m, load_like(blk, statistic, p.m_part[s][b], {r0, 0}, -INFINITY));
     const auto m_use = where(m == -INFINITY, 0.f, m);
     auto l = full_like(statistic, 0.f);
-    auto acc = zeros<float, BM, DV>(blk);
+    auto acc = zeros<float, BM, cols>(blk);
     for (int64_t s = 0; s < splits; ++s) {
       const auto weight = exp2(load_like(blk, statistic, p.m_part[s][b], {r0, 0}, -INFINITY) - m_use);
       l = l + weight * load_like(blk, statistic, p.l_part[s][b], {r0, 0});
-      acc = acc + load<BM, DV>(blk, p.o_part[s][b], {r0, 0}) * weight;
+      acc = acc + load<BM, cols>(blk, p.o_part[s][b], {r0, c0}) * weight;
     }
     const auto rows = arange<BM, 1>(blk, 0) + int(r0);
-    scatter_rows(blk, p.o[b], rows, 0, cast<T>(acc * inverse_sum(l)));
+    scatter_rows(blk, p.o[b], rows, c0, cast<T>(acc * inverse_sum(l)));
   }
 };
 

@@ -10,7 +10,7 @@
 //     s = where(key < end and key <= position(row) and inside the window, s, -inf)    -- edge tiles only
 //     rows of V_j past the end = 0                              -- slots that hold no token may hold NaN
 //     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
-//     o = o exp2(m - m_new) + p @ V_j
+//     o = o exp2(m - m_new) + p @ V_j;  release the stage
 //   one split: O = o / l;  several: o, m and l to the fp32 partials, which DecodeMerge combines.
 //
 // Cache rows: token t of sequence b is row block_table[b, t / page_size] * page_size + t % page_size of its KV
@@ -127,6 +127,8 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
         l = l * rescale + row_sum(probs);
         o = o * rescale;
         mma(o, cast<T>(probs), s.b);
+        mma_wait(o);
+        pipe.release(s);  // the next products wait for this one anyway: free the stage for the next loads now
         m = m_new;
         k0 += BN;
       }

@@ -57,6 +57,9 @@ class Pipeline {
   template <class Acc>
   StageRange stages(int64_t k_tiles, Acc&) { return StageRange(*this, k_tiles); }
 
+  // The consumers are done with the current stage (see the CUDA pipeline): nothing to do on the host.
+  void release(const StageT&) {}
+
   // See the CUDA pipeline: true for the last of `arrivals` parts to arrive at `counter`, which it resets.
   // Blocks run on several CPU threads: the count is atomic, and its acquire-release orders the parts' stores.
   bool last_arrival(int32_t* counter, int64_t arrivals) {

@@ -150,7 +150,7 @@ class Pipeline {
         hopper::wgmma_wait<0>();
 #pragma unroll
         for (int e = 0; e < Acc::layout::size; ++e) hopper::fence_register(acc_.v[e]);
-        p_.release(p_.previous_);
+        if (!p_.previous_released_) p_.arrive_empty(p_.previous_);
       }
       p_.hand_over();  // ping-pong: the mainloop is done, the next consumer may start its own
     }
@@ -163,8 +163,10 @@ class Pipeline {
       }
       __device__ iterator& operator++() {
         hopper::wgmma_wait<1>();  // the mma of the stage before this one is done
-        if (k > 0) r->p_.release(r->p_.previous_);
+        if (k > 0 && !r->p_.previous_released_) r->p_.arrive_empty(r->p_.previous_);
         r->p_.previous_ = r->p_.stage_;
+        r->p_.previous_released_ = r->p_.current_released_;
+        r->p_.current_released_ = false;
         r->p_.advance();
         ++k;
         return *this;
@@ -182,6 +184,16 @@ class Pipeline {
 
   template <class Acc>
   __device__ StageRange<Acc> stages(int64_t k_tiles, Acc& acc) { return StageRange<Acc>(*this, k_tiles, acc); }
+
+  // Inside a k loop, after mma_wait on every product that read the current stage: the producer may refill it
+  // now, a stage earlier than the loop would let it (which keeps the last product in flight into the next
+  // step). Memory-bound loops gain a stage of loads in flight.
+  __device__ void release(const StageT&) {
+    if constexpr (ROLE == Role::consumer) {
+      arrive_empty(stage_);
+      current_released_ = true;
+    }
+  }
 
   // For work split over blocks (split-K): each of the `arrivals` parts of one piece of work calls this once,
   // after storing its partial results; true for the last to arrive, which then sees every part's stores. The
@@ -263,7 +275,7 @@ class Pipeline {
     stage_ = int(to % Shape::stages);
     phase_ ^= uint32_t((to / Shape::stages) & 1);
   }
-  __device__ void release(int s) {
+  __device__ void arrive_empty(int s) {
     __syncwarp();
     if (hopper::lane() == 0) hopper::barrier_arrive(&mem_.empty[s]);
   }
@@ -272,6 +284,7 @@ class Pipeline {
   int stage_ = 0;
   uint32_t phase_ = 0;
   int previous_ = 0;
+  bool previous_released_ = false, current_released_ = false;  // stages released early by release()
   int64_t pending_ = 0;  // ping-pong state (consumers): the current tile's stage count, whose turn it is,
   int turn_ = 0;         // tiles this block has passed, the phase of this consumer's turn barrier, and
   int64_t tiles_seen_ = 0;  // whether this tile's turn has been handed over
