@@ -8,6 +8,10 @@ Runs `tessera bench-model --random-weights` (one batch size, one decode step, no
 heuristic choices) under Nsight Compute collecting only each kernel's duration, and writes the total time per
 kernel (its template arguments kept: they name the configuration), largest first, as markdown. Prefill dominates
 a run with one decode step; the table says how much of it each kernel takes.
+
+With --decode-steps K the table is one decode step's instead: a second run takes K more decode steps, and the
+difference of the two runs' per-kernel totals, over K, is what a decode step spends (kernel by kernel, without
+the CUDA graph, so launch gaps are not in it).
 """
 import argparse
 import collections
@@ -37,42 +41,62 @@ def main():
     p.add_argument("--prompt-len", type=int, default=2048)
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--ncu", default="ncu")
+    p.add_argument("--decode-steps", type=int, default=0, help="report one decode step, averaged over this many")
     p.add_argument("--out", required=True)
     a = p.parse_args()
-    log = a.out + ".ncu.csv"
-    cmd = [a.ncu, "--csv", "--log-file", log, "--metrics", "gpu__time_duration.sum", "--cache-control", "none",
-           "--clock-control", "none", a.tessera, "bench-model", "--model", a.model, "--random-weights", "--device", "cuda",
-           "--prompt-len", str(a.prompt_len), "--batch", str(a.batch), "--decode-steps", "1"]
-    env = dict(os.environ, TESSERA_AUTOTUNE="0")
-    run = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    print(run.stdout[-3000:])
-    if run.returncode != 0:
-        print(run.stderr[-3000:], file=sys.stderr)
-    write_table(log, a.out, f"prompt {a.prompt_len}, batch {a.batch}, 1 decode step")
+
+    def profile(steps, log):
+        cmd = [a.ncu, "--csv", "--log-file", log, "--metrics", "gpu__time_duration.sum", "--cache-control", "none",
+               "--clock-control", "none", a.tessera, "bench-model", "--model", a.model, "--random-weights", "--device",
+               "cuda", "--prompt-len", str(a.prompt_len), "--batch", str(a.batch), "--decode-steps", str(steps)]
+        run = subprocess.run(cmd, env=dict(os.environ, TESSERA_AUTOTUNE="0"), capture_output=True, text=True)
+        print(run.stdout[-3000:])
+        if run.returncode != 0:
+            print(run.stderr[-3000:], file=sys.stderr)
+        return kernel_totals(log)
+
+    base = profile(1, a.out + ".ncu.csv")
+    if a.decode_steps > 0:
+        more = profile(1 + a.decode_steps, a.out + ".more.ncu.csv")
+        step = {}
+        for name, (us, calls) in more.items():
+            us0, calls0 = base.get(name, (0.0, 0))
+            if calls > calls0:
+                step[name] = ((us - us0) / a.decode_steps, (calls - calls0) / a.decode_steps)
+        write_table(step, a.out, f"one decode step at prompt {a.prompt_len}, batch {a.batch}, the mean of "
+                                 f"{a.decode_steps}", "a `tessera bench-model` decode step")
+    else:
+        write_table(base, a.out, f"prompt {a.prompt_len}, batch {a.batch}, 1 decode step")
     print(open(a.out).read()[:6000])
 
 
-def write_table(log, out, what):
-    """The per-kernel totals of an Nsight Compute CSV log as a markdown table."""
+def kernel_totals(log):
+    """{kernel: (total us, calls)} from an Nsight Compute CSV log."""
     text = open(log).read() if os.path.exists(log) else ""
     start = text.find('"ID"')
     if start < 0:
-        sys.exit("no kernel records in the Nsight Compute log")
+        sys.exit("no kernel records in the Nsight Compute log " + log)
     total = collections.defaultdict(float)
     calls = collections.Counter()
     for row in csv.DictReader(io.StringIO(text[start:])):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
-        us = float(row["Metric Value"].replace(",", "")) * UNITS[row["Metric Unit"]]
         name = short_name(row["Kernel Name"])
-        total[name] += us
+        total[name] += float(row["Metric Value"].replace(",", "")) * UNITS[row["Metric Unit"]]
         calls[name] += 1
+    return {name: (us, calls[name]) for name, us in total.items()}
+
+
+def write_table(totals, out, what, run="`tessera bench-model`"):
+    """Per-kernel totals {kernel: (us, calls)} as a markdown table."""
+    total = {name: us for name, (us, _) in totals.items()}
+    calls = {name: c for name, (_, c) in totals.items()}
     grand = sum(total.values())
     with open(out, "w") as f:
-        f.write(f"# Kernel time of `tessera bench-model` ({what}), {grand / 1e3:.1f} ms in {sum(calls.values())} kernels\n\n"
+        f.write(f"# Kernel time of {run} ({what}), {grand / 1e3:.2f} ms in {sum(calls.values()):.0f} kernels\n\n"
                 "| kernel | calls | total ms | us per call | share |\n|---|---|---|---|---|\n")
         for name, us in sorted(total.items(), key=lambda kv: -kv[1]):
-            f.write(f"| `{name}` | {calls[name]} | {us / 1e3:.2f} | {us / calls[name]:.1f} | {100 * us / grand:.1f}% |\n")
+            f.write(f"| `{name}` | {calls[name]:g} | {us / 1e3:.3f} | {us / calls[name]:.1f} | {100 * us / grand:.1f}% |\n")
 
 if __name__ == "__main__":
     main()

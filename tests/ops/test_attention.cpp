@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/test_util.h"
+#include "ops/attention/decode_splits.h"
 #include "ops/attention_cases.h"
 
 namespace tessera::testing {
@@ -30,5 +31,34 @@ TEST(AttentionHost, EveryStagedConfigurationMatchesReference) { check_fmha_stage
 TEST(AttentionHost, EveryStagedDecodeConfigurationMatchesReference) { check_fmha_decode_staged_configs(kCpu, kHost, false); }
 TEST(AttentionHost, KvCacheAppendMatchesReference) { check_kv_cache_append_all(kCpu, kHost); }
 TEST(AttentionHost, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, kHost); }
+// The key splits of a decode launch: whole waves of blocks, every key covered once, splits of at least the
+// minimum length.
+TEST(DecodeSplits, FewestWavesAndEveryKeyOnce) {
+  using ops::tile_host::split_keys;
+  // 64 (sequence, KV head) blocks of 128 key tiles on 264 slots: 4 splits (256 blocks in one wave), not 5 (320
+  // blocks, a second wave of 56).
+  auto s = split_keys(8192, 64, 64, 264, 4);
+  EXPECT_EQ(s.splits, 4);
+  EXPECT_EQ(s.tokens_per_split, 2048);
+  // One sequence of 32k keys and 8 KV heads fills one wave.
+  s = split_keys(32768, 64, 8, 264, 4);
+  EXPECT_LE(8 * s.splits, 264);
+  EXPECT_GE(8 * s.splits, 200);
+  // Two waves of whole sequences are better than splitting them.
+  EXPECT_EQ(split_keys(8192, 64, 512, 264, 4).splits, 1);
+  for (int64_t capacity : {1, 15, 64, 65, 255, 256, 1000, 4095, 100000})
+    for (int64_t blocks : {1, 7, 64, 300})
+      for (int64_t min_tiles : {1, 4}) {
+        s = split_keys(capacity, 64, blocks, 132, min_tiles);
+        const int64_t tiles = (capacity + 63) / 64;
+        EXPECT_EQ(s.tokens_per_split % 64, 0);
+        EXPECT_GE(s.splits * s.tokens_per_split, capacity) << capacity << " " << blocks;
+        EXPECT_LT((s.splits - 1) * s.tokens_per_split, capacity) << capacity << " " << blocks;
+        if (s.splits > 1) {
+          EXPECT_GE(s.tokens_per_split / 64, std::min(min_tiles, tiles)) << capacity << " " << blocks;
+        }
+      }
+}
+
 TEST(AttentionReference, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, dispatch::Backend::reference); }
 }  // namespace tessera::testing

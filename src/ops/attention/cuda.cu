@@ -6,8 +6,8 @@
 #include "ops/attention/launch.h"
 
 namespace tessera::ops::tile_cuda {
-// Two blocks per multiprocessor; the count is looked up once per device.
-int64_t decode_target_blocks(Device device) {
+// The multiprocessor count is looked up once per device.
+int64_t decode_slots(Device device, int64_t blocks_per_sm) {
   static std::array<std::atomic<int>, 64> sm_counts{};
   std::atomic<int>& cached = sm_counts[size_t(device.index) % sm_counts.size()];
   int sms = cached.load(std::memory_order_relaxed);
@@ -15,6 +15,6 @@ int64_t decode_target_blocks(Device device) {
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device.index));
     if (device.index < int(sm_counts.size())) cached.store(sms, std::memory_order_relaxed);
   }
-  return 2 * int64_t(sms);
+  return blocks_per_sm * int64_t(sms);
 }
 }  // namespace tessera::ops::tile_cuda

@@ -17,16 +17,33 @@ struct KeySplits {
   int64_t splits = 1, tokens_per_split = 0;
 };
 
-// Splits caches of `capacity` tokens per sequence, read in tiles of `key_tile`, until a launch of `blocks`
-// blocks per split has about `target` blocks, each split at least `min_tiles` tiles long (a split costs a
-// block's start and end, and its partial results to merge). Capacity, not the sequence lengths, which are on
-// the device: the choice depends on shapes only, so a captured decode step replays it.
-inline KeySplits split_keys(int64_t capacity, int64_t key_tile, int64_t blocks, int64_t target, int64_t min_tiles = 1) {
+// Blocks of a decode kernel the device runs at once when each multiprocessor holds `blocks_per_sm` of them
+// (defined per backend: cuda.cu asks the device, host.cpp says 16).
+int64_t decode_slots(Device device, int64_t blocks_per_sm);
+
+// Splits caches of `capacity` tokens per sequence, read in tiles of `key_tile`, for a launch of `blocks` blocks
+// per split on a device that runs `slots` blocks at once: the split count whose waves of blocks end first,
+// counting a block's start and end (and its share of the merge) as kBlockOverheadTiles key tiles, each split at
+// least `min_tiles` tiles long. Blocks of a last, partial wave cost as much as a full one, so 320 blocks on 264
+// slots lose to 256. Capacity, not the sequence lengths, which are on the device: the choice depends on shapes
+// only, so a captured decode step replays it.
+inline KeySplits split_keys(int64_t capacity, int64_t key_tile, int64_t blocks, int64_t slots, int64_t min_tiles = 1) {
+  constexpr int64_t kBlockOverheadTiles = 2;
   const int64_t key_tiles = std::max<int64_t>(1, (capacity + key_tile - 1) / key_tile);
-  const int64_t most = std::max<int64_t>(1, key_tiles / std::max<int64_t>(min_tiles, 1));
-  const int64_t wanted = std::clamp<int64_t>((target + blocks - 1) / blocks, 1, most);
-  const int64_t tiles_per_split = (key_tiles + wanted - 1) / wanted;
-  return {(key_tiles + tiles_per_split - 1) / tiles_per_split, tiles_per_split * key_tile};
+  const int64_t most = std::clamp<int64_t>(key_tiles / std::max<int64_t>(min_tiles, 1), 1, std::max<int64_t>(slots, 1));
+  KeySplits best{1, key_tiles * key_tile};
+  int64_t best_cost = -1;
+  for (int64_t wanted = 1; wanted <= most; ++wanted) {
+    const int64_t tiles_per_split = (key_tiles + wanted - 1) / wanted;
+    const int64_t splits = (key_tiles + tiles_per_split - 1) / tiles_per_split;
+    const int64_t waves = (blocks * splits + slots - 1) / std::max<int64_t>(slots, 1);
+    const int64_t cost = waves * (tiles_per_split + kBlockOverheadTiles);
+    if (best_cost < 0 || cost < best_cost) {
+      best_cost = cost;
+      best = {splits, tiles_per_split * key_tile};
+    }
+  }
+  return best;
 }
 
 struct DecodePartials {

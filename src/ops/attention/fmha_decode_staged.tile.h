@@ -57,13 +57,33 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     Logits logits;
   };
 
-  // The cache row of token t of sequence b. Row 0 for a token past the block table or a table entry outside
-  // the cache (the caller's error, unchecked on the GPU): some page is read rather than out of bounds.
-  TILE_DEVICE static int64_t cache_row(const Params& p, int64_t b, int64_t t) {
-    if (!p.paged) return b * p.page_size + t;
-    const int64_t pages = p.k.view.extent[1] / p.page_size, index = t / p.page_size;
-    const int64_t page = index < p.block_table.extent[1] ? p.block_table(b, index) : -1;
-    return page >= 0 && page < pages ? page * p.page_size + t % p.page_size : 0;
+  // The cache rows of the boxes of the key tile starting at token `first` of sequence b. The producer's one
+  // thread issues every copy, so this stays short: one 32-bit division per tile (a 64-bit one is a long
+  // subroutine on the GPU), the boxes stepping through pages from there. Boxes at or past `end` read the box
+  // before them again: their rows are masked (K) and zeroed (V). A token past the block table or a table entry
+  // outside the cache (the caller's error, unchecked on the GPU) reads row 0 rather than out of bounds.
+  template <int BOXES>
+  TILE_DEVICE static void box_rows(const Params& p, int64_t b, int32_t first, int32_t end, int32_t pages,
+                                   int32_t (&row)[BOXES]) {
+    const int32_t size = int32_t(p.page_size);
+    int32_t index = p.paged ? first / size : 0, offset = first - index * size;
+    for (int box = 0; box < BOXES; ++box) {
+      if (box > 0 && first + box * kCacheBox >= end) {
+        row[box] = row[box - 1];
+        continue;
+      }
+      if (!p.paged) {
+        row[box] = int32_t(b) * size + first + box * kCacheBox;
+        continue;
+      }
+      const int32_t page = index < p.block_table.extent[1] ? p.block_table(b, index) : -1;
+      row[box] = page >= 0 && page < pages ? page * size + offset : 0;
+      offset += kCacheBox;
+      if (offset == size) {
+        offset = 0;
+        ++index;
+      }
+    }
   }
 
   template <class Block>
@@ -82,19 +102,18 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+    constexpr int boxes = BN / kCacheBox;
+    int32_t rows[boxes];
+    const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
     pipe.producer(tiles, [&](Stage& s, int64_t j) {
-      // The boxes' cache rows first (their block table reads overlap), then the copies. Boxes past the split's
-      // end read the last token's box again: their rows are masked (K) and zeroed (V).
-      constexpr int boxes = BN / kCacheBox;
-      int64_t row[boxes];
+      if (j == 0) box_rows(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
       for (int box = 0; box < boxes; ++box) {
-        const int64_t t = k_begin + j * BN + box * kCacheBox;
-        row[box] = cache_row(p, b, t < t_end ? t : t_end - 1);
+        load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {rows[box], 0});
+        load_rows_async(blk, s.b, box * kCacheBox, p.v, hk, {rows[box], 0});
       }
-      for (int box = 0; box < boxes; ++box) {
-        load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {row[box], 0});
-        load_rows_async(blk, s.b, box * kCacheBox, p.v, hk, {row[box], 0});
-      }
+      // The next tile's block table entries, read now: their latency passes while the producer waits for a
+      // free stage.
+      if (j + 1 < tiles) box_rows(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
     });
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, D>(pipe);

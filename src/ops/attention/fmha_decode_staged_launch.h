@@ -7,7 +7,7 @@
 // Known defect: key tiles as wide as the head dim (64 x 64 here, 128 x 128 in the prefill kernel) give wrong
 // results on the GPU once a block reads more than one key tile (right in host mode); not offered.
 // Two blocks per multiprocessor overlap one block's start and end with the other's loads. The keys are split
-// until the grid holds about two blocks per multiprocessor. Other head dims,
+// for the fewest waves of blocks (split_keys). Other head dims,
 // Dqk != Dv, 32-bit inputs, page sizes that are not multiples of 16 tokens and caches the copy engine cannot
 // read as [Hkv planes, pages * page_size rows, D] (16-byte aligned, pages evenly spaced) take the generic kernel.
 #pragma once
@@ -20,8 +20,6 @@
 #include "tessera/dispatch/autotune.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
-
-int64_t decode_target_blocks(Device device);  // cuda.cu / host.cpp: two blocks per multiprocessor
 
 namespace {
 // A cache [pages, page_size, Hkv, D] as Hkv planes of pages * page_size rows, when the copy engine can read it.
@@ -89,8 +87,8 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
         using Shape = decltype(shape);
         using K = kernels::FmhaDecodeStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
         const int64_t row_tiles = (Sq * G + Shape::bm - 1) / Shape::bm;
-        const KeySplits ks = split_keys(capacity, Shape::bn, B * Hkv * row_tiles, decode_target_blocks(a.q.device()),
-                                        kMinTilesPerSplit);
+        const KeySplits ks = split_keys(capacity, Shape::bn, B * Hkv * row_tiles,
+                                        decode_slots(a.q.device(), Shape::blocks_per_sm), kMinTilesPerSplit);
         typename K::Params p{};
         p.q = as_view<const T, 4>(a.q);
         p.k = tile::active::make_tma_tensor<kernels::kCacheBox, Shape::d>(k_planes);

@@ -20,8 +20,6 @@
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
-// Blocks a decode launch should have to keep this backend's processors busy (defined in host.cpp / cuda.cu).
-int64_t decode_target_blocks(Device device);
 // The staged prefill kernel where it applies (fmha_staged_launch.h); false when nothing was launched.
 bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt);
 bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt);
@@ -115,7 +113,7 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   const int64_t G = Hq / Hkv, row_tiles = (Sq * G + kDecodeRows - 1) / kDecodeRows;
   const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
   const auto [splits, tokens_per_split] =
-      split_keys(capacity, kernels::kKeyTile, B * Hkv * row_tiles, decode_target_blocks(a.q.device()));
+      split_keys(capacity, kernels::kKeyTile, B * Hkv * row_tiles, decode_slots(a.q.device(), 2));
 
   typename K::Params p{};
   p.q = as_view<const T, 4>(a.q);
