@@ -257,6 +257,7 @@ Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
     const size_t elem = dtype_size(dt);
     s.q = Tensor::view(base, {T, Hq, D}, dt, dev, {W, D, 1});
     s.k = Tensor::view(base + size_t(Hq * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
+    s.qk = Tensor::view(base, {T, Hq + Hkv, D}, dt, dev, {W, D, 1});
     s.v = Tensor::view(base + size_t((Hq + Hkv) * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
   }
   s.attn = rows_of(b.attn, {T, Hq * D});

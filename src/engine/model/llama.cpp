@@ -49,8 +49,12 @@ void llama_layers(const Model& model, const PagedKvCache& cache, const Step& s) 
     } else {
       ops::matmul(s.xn, L.qkv.weight, s.qkv, ops::BLayout::nk, epilogue(L.qkv.bias), s.opt);
     }
-    ops::rope(s.q, s.positions, w.rope_inv_freq, s.q, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
-    ops::rope(s.k, s.positions, w.rope_inv_freq, s.k, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
+    if (s.qk.shape().size() == 3) {  // q and k heads side by side in each fused row: one launch rotates both
+      ops::rope(s.qk, s.positions, w.rope_inv_freq, s.qk, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
+    } else {
+      ops::rope(s.q, s.positions, w.rope_inv_freq, s.q, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
+      ops::rope(s.k, s.positions, w.rope_inv_freq, s.k, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
+    }
     attention(model, cache, s, l);
     ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x), s.opt);
     // MLP block: x += down(silu(gate) * up) of rms_norm(x).

@@ -17,6 +17,7 @@ struct Step {
   Tensor qkv;                 // [T, q + k + v features] when fused (no q/k norm), else undefined
   Tensor q2, k2, v2;          // [T, heads * D], the matmul outputs of the unfused layout
   Tensor q, k, v;             // [T, heads, D] views (strided when fused)
+  Tensor qk;                  // [T, Hq + Hkv, D] over q and k when a fused qkv row holds them side by side
   Tensor attn;                // [T, Hq * D]
   Tensor mlp_in, mlp_act;     // [T, 2I] (or [T, I] for GPT-2) and [T, I]
   Tensor positional;          // [T, hidden], GPT-2's position embeddings, f32

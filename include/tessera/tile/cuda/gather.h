@@ -14,6 +14,42 @@ __device__ __forceinline__ int64_t row_element_offset(const View3<T>& view, int6
   return (n / view.extent[1]) * view.stride[0] + (n % view.extent[1]) * view.stride[1] + c * view.stride[2];
 }
 
+// Rows first + i of a rank-3 view seen as rows (row n is plane n / extent[1], row n % extent[1]), for the
+// small offsets i of one tile. One 64-bit division splits `first` (the same in every thread); the remainder plus
+// i is then divided by extent[1] with a multiply-high by a precomputed reciprocal (division by an invariant
+// integer), branch-free, so the compiler computes each row once rather than once per element: a division per
+// element is a call or a branch each, and made the straight-line prologue of a kernel longer than its loop.
+// i < 2^16, so a remainder plus i stays below 2^32 when extent[1] <= 2^31, and below 2 extent[1] otherwise.
+template <class T>
+struct RowsFrom {
+  const View3<T>& view;
+  int64_t first, plane0, row0;
+  uint32_t magic = 0, shift1 = 0, shift2 = 0;
+  bool huge;  // extent[1] > 2^31
+  __device__ __forceinline__ RowsFrom(const View3<T>& v, int64_t first_row) : view(v), first(first_row) {
+    const int64_t e1 = v.extent[1];
+    plane0 = e1 > 0 ? first_row / e1 : 0;
+    row0 = first_row - plane0 * e1;
+    huge = e1 > (int64_t(1) << 31);
+    const uint32_t d = e1 > 0 && !huge ? uint32_t(e1) : 1u;
+    const uint32_t l = d > 1 ? 32 - __clz(d - 1) : 0;  // ceil(log2 d)
+    magic = uint32_t((((uint64_t(1) << l) - d) << 32) / d + 1);
+    shift1 = l > 0 ? 1 : 0;
+    shift2 = l > 0 ? l - 1 : 0;
+  }
+  __device__ __forceinline__ bool inside(int i, int64_t c) const {
+    const int64_t n = first + i;
+    return n >= 0 && n < view.extent[0] * view.extent[1] && c >= 0 && c < view.extent[2];
+  }
+  // The offset of element (first + i, c), meaningful where inside(i, c).
+  __device__ __forceinline__ int64_t offset(int i, int64_t c) const {
+    const int64_t e1 = view.extent[1], local = row0 + i;
+    const uint32_t n = uint32_t(local), high = __umulhi(magic, n);
+    const int64_t planes = huge ? int64_t(local >= e1) : int64_t((high + ((n - high) >> shift1)) >> shift2);
+    return (plane0 + planes) * view.stride[0] + (local - planes * e1) * view.stride[1] + c * view.stride[2];
+  }
+};
+
 // Every thread sees every row index: idx[r] = rows(r, 0).
 template <int R, class LI>
 __device__ __forceinline__ void share_row_indices(int (&idx)[R], const Tile<int, LI>& rows) {
@@ -82,10 +118,12 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block
   using V = std::remove_const_t<T>;
   Tile<V, L> out;
   const V padv = convert_element<V>(pad);
+  const detail::RowsFrom<T> rows(view, at.row);
 #pragma unroll
   for (int e = 0; e < L::size; ++e) {
-    const int64_t off = detail::row_element_offset(view, at.row + L::row(e), at.col + L::col(e));
-    out.v[e] = off < 0 ? padv : view.data[off];
+    const int i = L::row(e);
+    const int64_t c = at.col + L::col(e), off = rows.offset(i, c);
+    out.v[e] = rows.inside(i, c) ? view.data[off] : padv;
   }
   return out;
 }
@@ -94,11 +132,12 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block
 template <class T, class U, class L, int TH>
 __device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Coord at, const Tile<U, L>& t) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+  const detail::RowsFrom<T> rows(view, at.row);
 #pragma unroll
   for (int e = 0; e < L::size; ++e) {
-    if (!L::owner(e)) continue;
-    const int64_t off = detail::row_element_offset(view, at.row + L::row(e), at.col + L::col(e));
-    if (off >= 0) view.data[off] = t.v[e];
+    const int i = L::row(e);
+    const int64_t c = at.col + L::col(e), off = rows.offset(i, c);
+    if (L::owner(e) && rows.inside(i, c)) view.data[off] = t.v[e];
   }
 }
 
