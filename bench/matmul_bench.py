@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--quick", action="store_true", help="a few shapes only")
+    ap.add_argument("--shapes", help="MxNxK,... instead of the sweep (e.g. the engine's 1x6144x4096)")
     args = ap.parse_args()
     ts = Tessera(args.lib)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -65,6 +66,8 @@ def main():
     shapes += [(m, nn, k) for m in (1, 16, 128, 2048, 4096) for (nn, k) in ((4096, 4096), (14336, 4096), (4096, 14336), (128256, 4096))]
     if args.quick:
         shapes = [(4096, 4096, 4096), (2048, 14336, 4096), (16, 4096, 4096)]
+    if args.shapes:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     rows = []
     print(f"{gpu}: copy {copy_bw:.2f} TB/s")
     for (m, nn, k) in shapes:

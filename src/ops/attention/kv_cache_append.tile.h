@@ -26,21 +26,10 @@ struct KvCacheAppend {
     const auto slot = cast<int>(gather_rows<1>(blk, p.slots, token, 0, -1.f));
     const auto source_row = token * int(heads) + int(h);  // row (token, h) of [T, Hkv]
     const auto valid_source = where(token < int(p.k.extent[0]), source_row, -1);
-    // Both reads of a chunk before either write: their latencies overlap (a decode step appends one token per
-    // sequence, and the kernel is a chain of memory round trips).
-    const int64_t dk = p.k.extent[2], dv = p.v.extent[2];
-    for (int64_t c0 = 0; c0 < dk || c0 < dv; c0 += COLS) {
-      if (c0 < dk && c0 < dv) {
-        const auto k_rows = gather_rows<COLS>(blk, p.k, valid_source, c0);
-        const auto v_rows = gather_rows<COLS>(blk, p.v, valid_source, c0);
-        scatter_rows(blk, p.k_pages[h], slot, c0, k_rows);
-        scatter_rows(blk, p.v_pages[h], slot, c0, v_rows);
-      } else if (c0 < dk) {
-        scatter_rows(blk, p.k_pages[h], slot, c0, gather_rows<COLS>(blk, p.k, valid_source, c0));
-      } else {
-        scatter_rows(blk, p.v_pages[h], slot, c0, gather_rows<COLS>(blk, p.v, valid_source, c0));
-      }
-    }
+    for (int64_t c0 = 0; c0 < p.k.extent[2]; c0 += COLS)
+      scatter_rows(blk, p.k_pages[h], slot, c0, gather_rows<COLS>(blk, p.k, valid_source, c0));
+    for (int64_t c0 = 0; c0 < p.v.extent[2]; c0 += COLS)
+      scatter_rows(blk, p.v_pages[h], slot, c0, gather_rows<COLS>(blk, p.v, valid_source, c0));
   }
 };
 

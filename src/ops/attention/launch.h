@@ -168,7 +168,7 @@ void fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
 void kv_cache_append(const KvCacheAppendArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.k.dtype(), [&](auto t) {
     using T = decltype(t);
-    using K = kernels::KvCacheAppend<T, kAppendRows, 128, kThreads>;  // a whole head of 128 per chunk
+    using K = kernels::KvCacheAppend<T, kAppendRows, 64, kThreads>;
     typename K::Params p{};
     p.k = as_view<const T, 3>(a.k);
     p.v = as_view<const T, 3>(a.v);

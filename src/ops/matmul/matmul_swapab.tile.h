@@ -52,6 +52,18 @@ struct MatmulSwapAB {
     int64_t k_tiles, k_tiles_per_split;
   };
 
+  // No kernel of a decode step writes the weights: while the kernel before this one finishes, the copy engine
+  // pulls the first stages of this block's first weight tile into L2 (launch.h, before_dependencies).
+  template <class Block>
+  TILE_DEVICE static void before_dependencies(Block& blk, const Params& p) {
+    if (blk.bid(0) >= p.schedule.count()) return;
+    const tile::TileIndex t = p.schedule.at(blk.bid(0));
+    const int64_t k_first = t.split * p.k_tiles_per_split;
+    int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
+    if (k_count > STAGES) k_count = STAGES;
+    for (int64_t k = 0; k < k_count; ++k) prefetch(blk, p.b, {t.row * BW, (k_first + k) * BK});
+  }
+
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     auto pipe = make_pipeline<Pipe>(blk);

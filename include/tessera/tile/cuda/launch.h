@@ -2,6 +2,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <array>
+#include <atomic>
 #include <string>
 
 #include "tessera/runtime/cuda_check.h"
@@ -17,8 +19,22 @@ namespace tessera::tile::cuda {
 template <class Kernel>
 constexpr int min_blocks_per_sm() { return hopper::blocks_per_multiprocessor<Kernel>(); }
 
+// Programmatic dependent launch (Hopper): every kernel is launched so that it may start while the kernel before
+// it in the stream finishes, and waits (griddepcontrol.wait) for that kernel's completion and memory before it
+// reads anything; then it lets the next one start likewise. What overlaps is a kernel's start (block
+// scheduling, barrier set-up) with its predecessor's tail, the gaps between the small kernels of a decode
+// step. A kernel may declare `before_dependencies(blk, params)`: work that reads only what no earlier kernel
+// writes (weights: e.g. prefetching their first tiles into L2), run before the wait.
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>()) kernel_entry(const __grid_constant__ typename Kernel::Params params) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (requires(Block<Kernel::threads>& b, const typename Kernel::Params& p) { Kernel::before_dependencies(b, p); }) {
+    Block<Kernel::threads> blk;
+    Kernel::before_dependencies(blk, params);
+  }
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
   if constexpr (requires { typename Kernel::Pipe; }) {
     run_staged<Kernel>(params);  // a staged kernel: one body per role (hopper/pipeline.h)
   } else {
@@ -42,13 +58,20 @@ inline int multiprocessor_count() {
   return count;
 }
 
-// Whether the current device runs sm_90a code (Hopper: TMA, wgmma).
+// Whether the current device runs sm_90a code (Hopper: TMA, wgmma, programmatic dependent launch). Asked once
+// per device: launches ask it every time.
 inline bool device_is_hopper() {
-  int device = 0, major = 0, minor = 0;
+  static std::array<std::atomic<int>, 64> known{};  // 0: not asked yet, 1: Hopper, 2: not
+  int device = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+  std::atomic<int>* slot = device >= 0 && device < int(known.size()) ? &known[size_t(device)] : nullptr;
+  if (slot != nullptr && slot->load(std::memory_order_relaxed) != 0) return slot->load(std::memory_order_relaxed) == 1;
+  int major = 0, minor = 0;
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return major == 9 && minor == 0;
+  const bool hopper = major == 9 && minor == 0;
+  if (slot != nullptr) slot->store(hopper ? 1 : 2, std::memory_order_relaxed);
+  return hopper;
 }
 
 template <class Kernel>
@@ -60,9 +83,19 @@ void launch(Grid grid, const typename Kernel::Params& params, StreamHandle strea
   if (grid.x > 0x7fffffff || grid.y > 65535 || grid.z > 65535)
     invalid_argument("launch: grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
                      std::to_string(grid.z) + ") exceeds CUDA's limits");
-  kernel_entry<Kernel><<<dim3(unsigned(grid.x), unsigned(grid.y), unsigned(grid.z)), Kernel::threads, shared_bytes,
-                         static_cast<cudaStream_t>(stream)>>>(params);
-  TESSERA_CUDA_CHECK_LAUNCH();
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(grid.x), unsigned(grid.y), unsigned(grid.z));
+  config.blockDim = dim3(unsigned(Kernel::threads));
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute overlap[1];
+  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap[0].val.programmaticStreamSerializationAllowed = 1;
+  if (device_is_hopper()) {  // kernel_entry: may start before its predecessor ends, waits before reading
+    config.attrs = overlap;
+    config.numAttrs = 1;
+  }
+  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel_entry<Kernel>, params));
 }
 
 }  // namespace tessera::tile::cuda

@@ -85,6 +85,10 @@ class Pipeline {
 template <class Shape>
 Pipeline<Shape> make_pipeline(const Block&) { return {}; }
 
+// L2 prefetch (cuda/hopper/tma.h): nothing to do on the host.
+template <class T, int R, int C>
+void prefetch(const Block&, const TmaTensor<T, R, C>&, Coord) {}
+
 // Copies the box at (at.row, at.col) of src into dst, zeros outside src's extents.
 template <class T, int R, int C>
 void load_async(const Block&, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src, Coord at) {

@@ -105,7 +105,28 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int32_t 
   (void)dst; (void)map; (void)col; (void)row; (void)plane; (void)bar; __trap();
 #endif
 }
+__device__ __forceinline__ void tma_prefetch_2d(const void* map, int32_t col, int32_t row) {
+#if TESSERA_SM90A
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];" ::"l"(reinterpret_cast<uint64_t>(map)),
+               "r"(col), "r"(row)
+               : "memory");
+#else
+  (void)map; (void)col; (void)row;
+#endif
+}
 }  // namespace hopper
+
+// Asks the copy engine to bring the box at (at.row, at.col) into L2, nothing else: a later load_async of it
+// finds it there. A block-level operation (every thread calls it, the first issues it) that waits for nothing:
+// for data no earlier kernel writes (weights), before the kernel waits for its predecessor
+// (`before_dependencies`, launch.h).
+template <int TH, class T, int R, int C>
+__device__ __forceinline__ void prefetch(const Block<TH>&, const TmaTensor<T, R, C>& src, Coord at) {
+  constexpr int P = hopper::panel_cols<T>;
+  if (threadIdx.x != 0) return;
+#pragma unroll
+  for (int p = 0; p < C / P; ++p) hopper::tma_prefetch_2d(&src.descriptor, int32_t(at.col + p * P), int32_t(at.row));
+}
 
 // Starts the copy of the box at (at.row, at.col) into `dst`; it completes on dst's stage barrier. Called by
 // the producer role (one thread). Elements outside the tensor arrive as zeros.
