@@ -25,6 +25,26 @@ struct GatherScatter {
   }
 };
 
+// load_like / store on a rank-3 view seen as rows: the tile at (row0, col0) of `src` (rows are (plane, row)
+// pairs, so a tile may cross planes, start before the first row or end past the last) to `tile_out`, then the
+// same tile stored into `dst` at (row0, col0).
+template <class T, int R, int C, int TH>
+struct RowsOfRank3 {
+  static constexpr int threads = TH;
+  struct Params {
+    tile::View3<const T> src;
+    tile::View3<T> dst;
+    tile::View2<T> tile_out;  // [R, C]
+    int64_t row0, col0;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const auto tile = load_like(blk, zeros<float, R, C>(blk), p.src, {p.row0, p.col0}, -7.f);
+    store(blk, p.tile_out, {0, 0}, tile);
+    store(blk, p.dst, {p.row0, p.col0}, tile);
+  }
+};
+
 struct GatherLayout { int rows, cols, threads; bool bf16; const char* why; };
 inline constexpr GatherLayout kGatherLayouts[] = {
     {16, 64, 128, false, "16x64, one chunk per thread"},

@@ -11,7 +11,8 @@
 namespace tessera::gather_rows_tests {
 #define TESSERA_GATHER_RUNNER                                                                                   \
   void gather_scatter(int layout, const Tensor& src, const Tensor& dst, const Tensor& gather_idx, const Tensor& scatter_idx, \
-                      const Tensor& tile_out, int64_t col0);
+                      const Tensor& tile_out, int64_t col0);                                                          \
+  void rows_of_rank3(int layout, const Tensor& src, const Tensor& dst, const Tensor& tile_out, int64_t row0, int64_t col0);
 namespace tile_host { TESSERA_GATHER_RUNNER }
 namespace tile_cuda { TESSERA_GATHER_RUNNER }
 #undef TESSERA_GATHER_RUNNER
@@ -71,6 +72,39 @@ TEST(GatherRowsGpu, MatchesHostBitForBit) {
       synchronize(Device::cuda());
       EXPECT_TRUE(all_equal(out_g.to(Device::cpu()), out_h));
       EXPECT_TRUE(all_equal(dst_g.buffer.to(Device::cpu()), dst_h.buffer));
+    }
+  }
+}
+
+// load_like / store of a rank-3 view seen as rows (the CUDA side splits each row into (plane, row) with a
+// division by a precomputed reciprocal): planes of 1, 3 and 7 rows, tiles that start before the first row, cross
+// planes, or end past the last row, column windows that cross the last column.
+TEST(GatherRowsGpu, RowsOfRankThreeViewsMatchHostBitForBit) {
+  TESSERA_REQUIRE_GPU();
+  for (int layout = 0; layout < kNumGatherLayouts; ++layout) {
+    const GatherLayout& l = kGatherLayouts[layout];
+    const DType dt = l.bf16 ? DType::bf16 : DType::f32;
+    for (int64_t d1 : {int64_t(1), int64_t(3), int64_t(7)}) {
+      const int64_t d0 = 9, cols = l.cols + 3, n = d0 * d1;
+      for (int64_t row0 : {int64_t(-5), int64_t(0), int64_t(2), n - 3, n + 2})
+        for (int64_t col0 : {int64_t(0), int64_t(-2), int64_t(5)}) {
+          SCOPED_TRACE(std::string(l.why) + ", planes of " + std::to_string(d1) + " rows, at (" + std::to_string(row0) +
+                       ", " + std::to_string(col0) + ")");
+          Strided src = strided(d0, d1, cols, dt, Device::cpu(), false);
+          Strided dst_h = strided(d0, d1, cols, dt, Device::cpu(), true);
+          Tensor out_h = poisoned({l.rows, l.cols}, dt);
+          tile_host::rows_of_rank3(layout, src.view, dst_h.view, out_h, row0, col0);
+
+          Tensor src_buf_g = src.buffer.to(Device::cuda());
+          Tensor src_g = Tensor::view(static_cast<char*>(src_buf_g.data()) + dtype_size(dt), src.view.shape(), dt,
+                                      Device::cuda(), src.view.strides());
+          Strided dst_g = strided(d0, d1, cols, dt, Device::cuda(), true);
+          Tensor out_g = poisoned({l.rows, l.cols}, dt, Device::cuda());
+          tile_cuda::rows_of_rank3(layout, src_g, dst_g.view, out_g, row0, col0);
+          synchronize(Device::cuda());
+          EXPECT_TRUE(all_equal(out_g.to(Device::cpu()), out_h));
+          EXPECT_TRUE(all_equal(dst_g.buffer.to(Device::cpu()), dst_h.buffer));
+        }
     }
   }
 }
