@@ -3,6 +3,7 @@
 // `dst` by the indices `scatter_idx`. Instantiated for the host (gather_rows_host.cpp) and CUDA
 // (gather_rows_cuda.cu); test_gather_rows_gpu.cpp checks both give identical bits.
 #pragma once
+#include "tessera/tile/staged.h"
 #include "tessera/tile/tile.h"
 
 namespace tessera::gather_rows_tests {
@@ -44,6 +45,34 @@ struct RowsOfRank3 {
     store(blk, p.dst, {p.row0, p.col0}, tile);
   }
 };
+
+// RowsOfRank3 for a tile in the accumulator layout of the staged pipeline's mma (on the GPU, Hopper's wgmma
+// layout: rows split once per thread row, column pairs as one access where the view allows).
+template <class T, int N>
+struct AccumulatorRowsOfRank3 {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;  // no tile is loaded: the layout is what is tested
+  using Pipe = tile::PipelineShape<Stage, 1, 1>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  using Params = typename RowsOfRank3<T, 64, N, threads>::Params;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    pipe.producer(0, [&](Stage&, int64_t) {});
+    pipe.consumers([&] {
+      const auto tile = load_like(blk, mma_accumulator<64, N>(pipe), p.src, {p.row0, p.col0}, -7.f);
+      store(blk, p.tile_out, {0, 0}, tile);
+      store(blk, p.dst, {p.row0, p.col0}, tile);
+    });
+  }
+};
+struct AccumulatorLayout { int cols; bool bf16; const char* why; };
+inline constexpr AccumulatorLayout kAccumulatorLayouts[] = {
+    {128, true, "64x128 bf16 accumulator layout"},
+    {128, false, "64x128 f32 accumulator layout"},
+    {64, true, "64x64 bf16 accumulator layout"},
+};
+inline constexpr int kNumAccumulatorLayouts = int(sizeof(kAccumulatorLayouts) / sizeof(kAccumulatorLayouts[0]));
 
 struct GatherLayout { int rows, cols, threads; bool bf16; const char* why; };
 inline constexpr GatherLayout kGatherLayouts[] = {

@@ -17,9 +17,9 @@ struct KeySplits {
   int64_t splits = 1, tokens_per_split = 0;
 };
 
-// Blocks of a decode kernel the device runs at once when each multiprocessor holds `blocks_per_sm` of them
-// (defined per backend: cuda.cu asks the device, host.cpp says 16).
-int64_t decode_slots(Device device, int64_t blocks_per_sm);
+// Blocks of a decode kernel the current device runs at once when each multiprocessor holds `blocks_per_sm` of
+// them (defined per backend: cuda.cu asks the device, host.cpp says 16).
+int64_t decode_slots(int64_t blocks_per_sm);
 
 // Splits caches of `capacity` tokens per sequence, read in tiles of `key_tile`, for a launch of `blocks` blocks
 // per split on a device that runs `slots` blocks at once: the split count whose waves of blocks end first,

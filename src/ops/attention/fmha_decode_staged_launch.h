@@ -88,7 +88,7 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
         using K = kernels::FmhaDecodeStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
         const int64_t row_tiles = (Sq * G + Shape::bm - 1) / Shape::bm;
         const KeySplits ks = split_keys(capacity, Shape::bn, B * Hkv * row_tiles,
-                                        decode_slots(a.q.device(), Shape::blocks_per_sm), kMinTilesPerSplit);
+                                        decode_slots(Shape::blocks_per_sm), kMinTilesPerSplit);
         typename K::Params p{};
         p.q = as_view<const T, 4>(a.q);
         p.k = tile::active::make_tma_tensor<kernels::kCacheBox, Shape::d>(k_planes);

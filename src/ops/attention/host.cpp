@@ -4,5 +4,5 @@
 
 namespace tessera::ops::tile_host {
 // A few blocks per pool thread, so that small batches exercise the split-KV path and its merge as on a GPU.
-int64_t decode_slots(Device, int64_t) { return 16; }
+int64_t decode_slots(int64_t) { return 16; }
 }  // namespace tessera::ops::tile_host

@@ -113,7 +113,7 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   const int64_t G = Hq / Hkv, row_tiles = (Sq * G + kDecodeRows - 1) / kDecodeRows;
   const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
   const auto [splits, tokens_per_split] =
-      split_keys(capacity, kernels::kKeyTile, B * Hkv * row_tiles, decode_slots(a.q.device(), 2));
+      split_keys(capacity, kernels::kKeyTile, B * Hkv * row_tiles, decode_slots(2));
 
   typename K::Params p{};
   p.q = as_view<const T, 4>(a.q);

@@ -2,6 +2,7 @@
 // through shared memory (any layout of the R x 1 index tile works), then each thread moves the chunks of
 // the tile it holds, 16 bytes at a time where the row is unit-stride and aligned.
 #pragma once
+#include "tessera/tile/cuda/hopper/wgmma.h"
 #include "tessera/tile/cuda/reduce.h"
 
 namespace tessera::tile::cuda {
@@ -37,10 +38,11 @@ struct RowsFrom {
     shift1 = l > 0 ? 1 : 0;
     shift2 = l > 0 ? l - 1 : 0;
   }
-  __device__ __forceinline__ bool inside(int i, int64_t c) const {
+  __device__ __forceinline__ bool row_inside(int i) const {
     const int64_t n = first + i;
-    return n >= 0 && n < view.extent[0] * view.extent[1] && c >= 0 && c < view.extent[2];
+    return n >= 0 && n < view.extent[0] * view.extent[1];
   }
+  __device__ __forceinline__ bool inside(int i, int64_t c) const { return row_inside(i) && c >= 0 && c < view.extent[2]; }
   // The offset of element (first + i, c), meaningful where inside(i, c).
   __device__ __forceinline__ int64_t offset(int i, int64_t c) const {
     const int64_t e1 = view.extent[1], local = row0 + i;
@@ -102,23 +104,44 @@ __device__ __forceinline__ void scatter_rows(const Block<TH>&, const View3<T>& v
   static_assert(std::is_same_v<T, U>, "scatter_rows: the tile's element type must equal the view's: cast first");
   __shared__ int idx[L::rows];
   detail::share_row_indices(idx, rows);
+  if constexpr (std::is_same_v<L, Blocked<L::rows, L::cols, TH>>) {
+    // Chunk by chunk, like gather_rows: the row is split once per chunk and an inside, unit-stride, aligned
+    // chunk is one vector store (per element, the splitting made a two-row kv-cache append ~2,700
+    // instructions a warp).
+    using Copy = detail::chunk_copy<U, L::V>;
+    if (!L::owner(0)) return;
+    const int64_t nrows = view.extent[0] * view.extent[1];
 #pragma unroll
-  for (int e = 0; e < L::size; ++e) {
-    if (!L::owner(e)) continue;
-    const int64_t off = detail::row_element_offset(view, idx[L::row(e)], col0 + L::col(e));
-    if (off >= 0) view.data[off] = t.v[e];
+    for (int k = 0; k < L::chunks; ++k) {
+      const int ch = L::chunk(k);
+      const int64_t n = idx[ch / L::nc];
+      if (n < 0 || n >= nrows) continue;
+      const int64_t gc = col0 + (ch % L::nc) * L::V;
+      T* row = view.data + (n / view.extent[1]) * view.stride[0] + (n % view.extent[1]) * view.stride[1];
+      if (gc >= 0 && gc + L::V <= view.extent[2] && view.stride[2] == 1 && Copy::aligned(row + gc)) {
+        Copy::run(row + gc, &t.v[k * L::V]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < L::V; ++i)
+          if (gc + i >= 0 && gc + i < view.extent[2]) row[(gc + i) * view.stride[2]] = t.v[k * L::V + i];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < L::size; ++e) {
+      if (!L::owner(e)) continue;
+      const int64_t off = detail::row_element_offset(view, idx[L::row(e)], col0 + L::col(e));
+      if (off >= 0) view.data[off] = t.v[e];
+    }
   }
 }
 
-// Rank-3 views seen as rows (host/gather.h): a tile laid out like `like` read from row at.row, column at.col;
-// `pad` outside.
-template <class T, class U, class L, int TH>
-__device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block<TH>&, const Tile<U, L>&, const View3<T>& view,
-                                                                     Coord at, float pad = 0.f) {
-  using V = std::remove_const_t<T>;
+namespace detail {
+template <class V, class T, class L>
+__device__ __forceinline__ Tile<V, L> load_elements(const View3<T>& view, Coord at, float pad) {
   Tile<V, L> out;
   const V padv = convert_element<V>(pad);
-  const detail::RowsFrom<T> rows(view, at.row);
+  const RowsFrom<T> rows(view, at.row);
 #pragma unroll
   for (int e = 0; e < L::size; ++e) {
     const int i = L::row(e);
@@ -127,18 +150,94 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block
   }
   return out;
 }
-
-// The tile written from row at.row, column at.col of a rank-3 view seen as rows; outside elements dropped.
-template <class T, class U, class L, int TH>
-__device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Coord at, const Tile<U, L>& t) {
-  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
-  const detail::RowsFrom<T> rows(view, at.row);
+template <class T, class L>
+__device__ __forceinline__ void store_elements(const View3<T>& view, Coord at, const Tile<T, L>& t) {
+  const RowsFrom<T> rows(view, at.row);
 #pragma unroll
   for (int e = 0; e < L::size; ++e) {
     const int i = L::row(e);
     const int64_t c = at.col + L::col(e), off = rows.offset(i, c);
     if (L::owner(e) && rows.inside(i, c)) view.data[off] = t.v[e];
   }
+}
+}  // namespace detail
+
+// Rank-3 views seen as rows (host/gather.h): a tile laid out like `like` read from row at.row, column at.col;
+// `pad` outside.
+template <class T, class U, class L, int TH>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block<TH>&, const Tile<U, L>&, const View3<T>& view,
+                                                                     Coord at, float pad = 0.f) {
+  return detail::load_elements<std::remove_const_t<T>, T, L>(view, at, pad);
+}
+
+// The tile written from row at.row, column at.col of a rank-3 view seen as rows; outside elements dropped.
+template <class T, class U, class L, int TH>
+__device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Coord at, const Tile<U, L>& t) {
+  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+  detail::store_elements(view, at, t);
+}
+
+// Accumulator tiles (hopper/wgmma.h) on rank-3 views seen as rows: a thread's elements lie in two rows of each
+// 64-row slice, so each row is split once and its adjacent column pairs move as one access when the whole
+// column range is inside, unit-stride and aligned. Element by element, a decode kernel's query load and
+// partial-result stores were ~100 KB of straight-line code, fetched once per block.
+namespace detail {
+template <class T>
+__device__ __forceinline__ bool pairs_fit(const View3<T>& view, int64_t col0, int cols) {
+  return view.stride[2] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 && view.stride[1] % 2 == 0 &&
+         view.stride[0] % 2 == 0 && col0 % 2 == 0 && col0 >= 0 && col0 + cols <= view.extent[2];
+}
+}  // namespace detail
+
+template <class T, class U, int M, int N, int C, int TH>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, WgmmaAcc<M, N, C>> load_like(const Block<TH>&,
+                                                                                   const Tile<U, WgmmaAcc<M, N, C>>&,
+                                                                                   const View3<T>& view, Coord at,
+                                                                                   float pad = 0.f) {
+  using V = std::remove_const_t<T>;
+  using L = WgmmaAcc<M, N, C>;
+  if (!detail::pairs_fit(view, at.col, N)) return detail::load_elements<V, T, L>(view, at, pad);
+  Tile<V, L> out;
+  const V padv = convert_element<V>(pad);
+  const detail::RowsFrom<T> rows(view, at.row);
+#pragma unroll
+  for (int e0 = 0; e0 < L::size; e0 += L::per_slice)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      // Elements e0 + 4j + 2h + p: one row, columns 8j + 2 (lane % 4) + p.
+      const int i = L::row(e0 + 2 * h);
+      const bool row_in = rows.row_inside(i);
+      const T* row = view.data + (row_in ? rows.offset(i, at.col + L::col(e0 + 2 * h)) : 0);
+#pragma unroll
+      for (int j = 0; j < N / 8; ++j) {
+        const int e = e0 + 4 * j + 2 * h;
+        const auto pr = row_in ? *reinterpret_cast<const detail::pair_of<V>*>(row + 8 * j) : detail::pair_of<V>{padv, padv};
+        out.v[e] = pr.x;
+        out.v[e + 1] = pr.y;
+      }
+    }
+  return out;
+}
+
+template <class T, class U, int M, int N, int C, int TH>
+__device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t) {
+  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+  using L = WgmmaAcc<M, N, C>;
+  if (!detail::pairs_fit(view, at.col, N)) return detail::store_elements(view, at, t);
+  const detail::RowsFrom<T> rows(view, at.row);
+#pragma unroll
+  for (int e0 = 0; e0 < L::size; e0 += L::per_slice)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int i = L::row(e0 + 2 * h);
+      if (!rows.row_inside(i)) continue;
+      T* row = view.data + rows.offset(i, at.col + L::col(e0 + 2 * h));
+#pragma unroll
+      for (int j = 0; j < N / 8; ++j) {
+        const int e = e0 + 4 * j + 2 * h;
+        *reinterpret_cast<detail::pair_of<T>*>(row + 8 * j) = {t.v[e], t.v[e + 1]};
+      }
+    }
 }
 
 }  // namespace tessera::tile::cuda

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <string>
 
 #include "tessera/runtime/cuda_check.h"
@@ -50,28 +51,51 @@ constexpr size_t declared_shared_bytes() {
   else return 0;
 }
 
-// Multiprocessors of the current device: the size of a persistent grid.
-inline int multiprocessor_count() {
-  int device = 0, count = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
-}
-
-// Whether the current device runs sm_90a code (Hopper: TMA, wgmma, programmatic dependent launch). Asked once
-// per device: launches ask it every time.
-inline bool device_is_hopper() {
-  static std::array<std::atomic<int>, 64> known{};  // 0: not asked yet, 1: Hopper, 2: not
+namespace detail {
+// An attribute of the current device, asked of the driver once per device (launches ask every time).
+template <class Ask>
+int per_device(std::array<std::atomic<int>, 64>& known, Ask ask) {  // 0 in a slot: not asked yet
   int device = 0;
   TESSERA_CUDA_CHECK(cudaGetDevice(&device));
   std::atomic<int>* slot = device >= 0 && device < int(known.size()) ? &known[size_t(device)] : nullptr;
-  if (slot != nullptr && slot->load(std::memory_order_relaxed) != 0) return slot->load(std::memory_order_relaxed) == 1;
-  int major = 0, minor = 0;
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  const bool hopper = major == 9 && minor == 0;
-  if (slot != nullptr) slot->store(hopper ? 1 : 2, std::memory_order_relaxed);
-  return hopper;
+  if (slot != nullptr) {
+    const int seen = slot->load(std::memory_order_relaxed);
+    if (seen != 0) return seen;
+  }
+  const int value = ask(device);
+  if (slot != nullptr) slot->store(value, std::memory_order_relaxed);
+  return value;
+}
+}  // namespace detail
+
+// Multiprocessors of the current device: the size of a persistent grid.
+inline int multiprocessor_count() {
+  static std::array<std::atomic<int>, 64> known{};
+  return detail::per_device(known, [](int device) {
+    int count = 0;
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    return count;
+  });
+}
+
+// Whether the current device runs sm_90a code (Hopper: TMA, wgmma, programmatic dependent launch).
+inline bool device_is_hopper() {
+  static std::array<std::atomic<int>, 64> known{};
+  return detail::per_device(known, [](int device) {
+           int major = 0, minor = 0;
+           TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+           TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+           return major == 9 && minor == 0 ? 1 : 2;
+         }) == 1;
+}
+
+// TESSERA_PDL=0 launches every kernel after its predecessor ends (to measure what dependent launch gains).
+inline bool dependent_launch_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TESSERA_PDL");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return enabled;
 }
 
 template <class Kernel>
@@ -91,7 +115,7 @@ void launch(Grid grid, const typename Kernel::Params& params, StreamHandle strea
   cudaLaunchAttribute overlap[1];
   overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap[0].val.programmaticStreamSerializationAllowed = 1;
-  if (device_is_hopper()) {  // kernel_entry: may start before its predecessor ends, waits before reading
+  if (device_is_hopper() && dependent_launch_enabled()) {  // kernel_entry: may start early, waits before reading
     config.attrs = overlap;
     config.numAttrs = 1;
   }

@@ -267,11 +267,28 @@ template <class T>
 struct alignas(2 * sizeof(T)) pair_of { T x, y; };
 }  // namespace detail
 
+namespace detail {
+// Whether the whole M x N tile at `at` lies inside the view with its column pairs aligned for one access each:
+// checked once (uniform over the block), so the common case has no per-element tests.
+template <int M, int N, class T>
+__device__ __forceinline__ bool pairs_inside(const View2<T>& view, Coord at) {
+  return view.stride[1] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 && view.stride[0] % 2 == 0 &&
+         at.col % 2 == 0 && at.row >= 0 && at.col >= 0 && at.row + M <= view.extent[0] && at.col + N <= view.extent[1];
+}
+}  // namespace detail
+
 // Stores an accumulator-layout tile: adjacent column pairs as one access where the view allows.
 template <class T, class U, int M, int N, int C, int TH>
 __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
   using L = WgmmaAcc<M, N, C>;
+  if (detail::pairs_inside<M, N>(view, at)) {
+    T* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+    for (int e = 0; e < L::size; e += 2)
+      *reinterpret_cast<detail::pair_of<T>*>(base + L::row(e) * view.stride[0] + L::col(e)) = {t.v[e], t.v[e + 1]};
+    return;
+  }
   const bool pairs = view.stride[1] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 &&
                      (view.stride[0] % 2) == 0 && (at.col % 2) == 0;
 #pragma unroll
@@ -297,6 +314,18 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block
     return load<L::rows, L::cols>(blk, view, at, pad);
   } else {
     Tile<V, L> out;
+    if constexpr (requires { L::per_slice; }) {  // an accumulator layout: pairs where the whole tile is inside
+      if (detail::pairs_inside<L::rows, L::cols>(view, at)) {
+        const T* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+        for (int e = 0; e < L::size; e += 2) {
+          const auto pr = *reinterpret_cast<const detail::pair_of<V>*>(base + L::row(e) * view.stride[0] + L::col(e));
+          out.v[e] = pr.x;
+          out.v[e + 1] = pr.y;
+        }
+        return out;
+      }
+    }
     const V padv = convert_element<V>(pad);
 #pragma unroll
     for (int e = 0; e < L::size; ++e) {
