@@ -198,11 +198,14 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt) {
   p.schedule.splits = choose_splits_streaming(p.schedule.tiles(), p.k_tiles, sms);
   p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
   p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
+  // The partials [splits, N, M], allocated as whole BW x MT tiles: each is then stored and read back pair by
+  // pair, without edge tests.
+  const int64_t n_padded = p.schedule.tile_rows * BW;
   if (p.schedule.splits > 1) {
     p.partials.data = static_cast<float*>(
-        workspace("matmul.split_k", size_t(p.schedule.splits * n * m) * sizeof(float), a.c.device()));
-    p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = n; p.partials.extent[2] = m;
-    p.partials.stride[0] = n * m; p.partials.stride[1] = m; p.partials.stride[2] = 1;
+        workspace("matmul.split_k", size_t(p.schedule.splits * n_padded * MT) * sizeof(float), a.c.device()));
+    p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = n_padded; p.partials.extent[2] = MT;
+    p.partials.stride[0] = n_padded * MT; p.partials.stride[1] = MT; p.partials.stride[2] = 1;
     if constexpr (FIXUP) {
       p.arrivals.data = static_cast<int32_t*>(zeroed_workspace(
           "matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), a.c.device()));
@@ -216,7 +219,8 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt) {
   using R = kernels::SplitKReduce<T, TO, 128, 16, 128>;
   typename R::Params r{};
   r.partials.data = p.partials.data;
-  for (int d = 0; d < 3; ++d) { r.partials.extent[d] = p.partials.extent[d]; r.partials.stride[d] = p.partials.stride[d]; }
+  for (int d = 0; d < 3; ++d) r.partials.stride[d] = p.partials.stride[d];
+  r.partials.extent[0] = p.schedule.splits; r.partials.extent[1] = n; r.partials.extent[2] = m;
   r.bias = p.bias;
   r.residual = p.residual;
   r.c = p.c;

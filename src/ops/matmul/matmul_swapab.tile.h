@@ -12,6 +12,7 @@
 //                one split:  C^T[n0.., 0..] = alpha * act(acc + bias) + residual
 //                several:    partial[s][n0.., 0..] = acc
 //                            the last split of the tile to finish: C^T[n0.., 0..] = epilogue(sum of partials)
+//                            (partials: [splits, N, M] padded to whole BW x MT tiles)
 //
 // C^T, the bias and the residual are views with their strides swapped (the launcher makes them): the
 // epilogue is the normal path's, the bias a column vector here (one value per output column n of C).
@@ -45,7 +46,7 @@ struct MatmulSwapAB {
     tile::View2<const T> bias;     // [N, M] with column stride 0, or empty
     tile::View2<const TO> residual;  // [N, M]: the residual transposed
     tile::View2<TO> c;             // [N, M]: C transposed
-    tile::View3<float> partials;   // [splits, N, M] when the schedule splits K
+    tile::View3<float> partials;   // [splits, N, M] (whole tiles) when the schedule splits K
     tile::View2<int32_t> arrivals; // [tile rows, 1] when it splits K (FIXUP): zero, and left zero
     EpilogueParams epilogue;
     tile::TileSchedule schedule;   // tile rows over N, one tile column
@@ -82,7 +83,10 @@ struct MatmulSwapAB {
           store(blk, p.partials[t.split], {n0, 0}, acc);
           if (!FIXUP) return;  // SplitKReduce finishes the tile
           if (!pipe.last_arrival(&p.arrivals(t.row, 0), p.schedule.splits)) return;
+          // The partials' loads do not depend on each other: unrolled, several are in flight at once (one at a
+          // time, 11 splits kept the last block of a tile waiting for memory 11 times).
           acc = load_like(blk, acc, p.partials[0], {n0, 0});
+#pragma unroll 4
           for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_like(blk, acc, p.partials[s], {n0, 0});
         }
         store(blk, p.c, {n0, 0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {n0, 0})));
