@@ -270,6 +270,10 @@ struct alignas(2 * sizeof(T)) pair_of { T x, y; };
 namespace detail {
 // Whether the whole M x N tile at `at` lies inside the view with its column pairs aligned for one access each:
 // checked once (uniform over the block), so the common case has no per-element tests.
+// Taken only for small accumulators (a thread's share at most 32 elements, as the swap-AB kernel's): with all
+// the addresses known at once the compiler issues every access together, which for a large tile costs
+// registers the main loop needs (the 128 x 256 matmul's spills went from 824 to 1,884 bytes, the 64 x 128
+// one's from 432 to 980, and 8192^3 ran 8% slower).
 template <int M, int N, class T>
 __device__ __forceinline__ bool pairs_inside(const View2<T>& view, Coord at) {
   return view.stride[1] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 && view.stride[0] % 2 == 0 &&
@@ -282,7 +286,7 @@ template <class T, class U, int M, int N, int C, int TH>
 __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
   using L = WgmmaAcc<M, N, C>;
-  if (detail::pairs_inside<M, N>(view, at)) {
+  if (L::size <= 32 && detail::pairs_inside<M, N>(view, at)) {
     T* base = view.data + at.row * view.stride[0] + at.col;
 #pragma unroll
     for (int e = 0; e < L::size; e += 2)
@@ -315,7 +319,7 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block
   } else {
     Tile<V, L> out;
     if constexpr (requires { L::per_slice; }) {  // an accumulator layout: pairs where the whole tile is inside
-      if (detail::pairs_inside<L::rows, L::cols>(view, at)) {
+      if (L::size <= 32 && detail::pairs_inside<L::rows, L::cols>(view, at)) {
         const T* base = view.data + at.row * view.stride[0] + at.col;
 #pragma unroll
         for (int e = 0; e < L::size; e += 2) {
