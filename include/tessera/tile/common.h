@@ -27,6 +27,15 @@
 #define TILE_HD inline
 #endif
 
+// Unrolls the next loop of a kernel `n` times: for loops whose iterations' loads do not depend on each other,
+// so that several are in flight at once (the GPU waits for memory once per unrolled group, not per iteration).
+#define TILE_PRAGMA(x) _Pragma(#x)
+#if defined(__CUDACC__)
+#define TILE_UNROLL(n) TILE_PRAGMA(unroll n)
+#else
+#define TILE_UNROLL(n) TILE_PRAGMA(GCC unroll n)
+#endif
+
 namespace tessera::tile {
 
 // A strided N-dimensional window onto global memory. Extents bound every load and store: elements outside

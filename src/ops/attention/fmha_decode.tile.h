@@ -122,18 +122,10 @@ struct DecodeMerge {
     auto m = full_like(statistic, -INFINITY);
     auto l = full_like(statistic, 0.f);
     auto acc = zeros<float, BM, cols>(blk);
-#pragma unroll 4
-    for (int64_t s = 0; s < splits; ++s) {
-      const auto m_s = load_like(blk, statistic, p.m_part[s][b], {r0, 0}, -INFINITY);
-      const auto l_s = load_like(blk, statistic, p.l_part[s][b], {r0, 0});
-      const auto o_s = load<BM, cols>(blk, p.o_part[s][b], {r0, c0});
-      const auto m_new = maximum(m, m_s);
-      const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-      const auto keep = exp2(m - m_use), weight = exp2(m_s - m_use);
-      l = l * keep + l_s * weight;
-      acc = acc * keep + o_s * weight;
-      m = m_new;
-    }
+    TILE_UNROLL(4)
+    for (int64_t s = 0; s < splits; ++s)
+      merge_split(m, l, acc, load_like(blk, statistic, p.m_part[s][b], {r0, 0}, -INFINITY),
+                  load_like(blk, statistic, p.l_part[s][b], {r0, 0}), load<BM, cols>(blk, p.o_part[s][b], {r0, c0}));
     const auto rows = arange<BM, 1>(blk, 0) + int(r0);
     scatter_rows(blk, p.o[b], rows, c0, cast<T>(acc * inverse_sum(l)));
   }

@@ -54,6 +54,18 @@ TILE_DEVICE void online_softmax_step(Block& blk, const S& s, Vec& m, Vec& l, Acc
   m = m_new;
 }
 
+// Folds one split's partial result (its row max m_s, sum l_s and unnormalised output o_s, over its keys) into
+// running ones: the online softmax step with a split in place of a key tile (decode's split-KV merge).
+template <class Vec, class Acc>
+TILE_DEVICE void merge_split(Vec& m, Vec& l, Acc& o, const Vec& m_s, const Vec& l_s, const Acc& o_s) {
+  const auto m_new = maximum(m, m_s);
+  const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
+  const auto keep = exp2(m - m_use), weight = exp2(m_s - m_use);
+  l = l * keep + l_s * weight;
+  o = o * keep + o_s * weight;
+  m = m_new;
+}
+
 // 1 / l, or 0 for a row that saw no key.
 template <class Vec>
 TILE_DEVICE auto inverse_sum(const Vec& l) { return where(l > 0.f, 1.f / l, 0.f); }

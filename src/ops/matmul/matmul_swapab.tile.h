@@ -86,7 +86,7 @@ struct MatmulSwapAB {
           // The partials' loads do not depend on each other: unrolled, several are in flight at once (one at a
           // time, 11 splits kept the last block of a tile waiting for memory 11 times).
           acc = load_like(blk, acc, p.partials[0], {n0, 0});
-#pragma unroll 4
+          TILE_UNROLL(4)
           for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_like(blk, acc, p.partials[s], {n0, 0});
         }
         store(blk, p.c, {n0, 0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {n0, 0})));
