@@ -26,7 +26,8 @@ const char* const kConfigs[] = {"staged_bm128_bn256", "staged_bm128_bn128", "sta
                                 "staged_pingpong_bm128_bn128", "bm64_bn64_bk32", "bm128_bn64_bk32", "bm32_bn128_bk32"};
 bool is_staged(const std::string& name) { return name.rfind("staged", 0) == 0 || name.rfind("swapab", 0) == 0; }
 // The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"); forced in test_matmul_gpu.
-const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce"};
+const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce",
+                                "swapab_bw64_bk128_wave"};
 size_t candidates_like(const std::string& name, bool skinny) {
   const size_t n = size_t(std::count_if(std::begin(kConfigs), std::end(kConfigs), [&](const char* c) { return is_staged(c) == is_staged(name); }));
   return is_staged(name) && skinny ? n + std::size(kSwapAB) : n;

@@ -111,7 +111,7 @@ inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
   using ops::Activation;
   const MatmulShape shapes[] = {{{1, 72}, 200},     {{2, 1024}, 100},   {{7, 776}, 4099}, {{16, 4096}, 136},
                                 {{33, 520}, 264},   {{64, 2048}, 96},   {{2, 3, 256}, 130}, {{17, 8}, 65}};
-  for (const char* name : {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce"}) {
+  for (const char* name : {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce", "swapab_bw64_bk128_wave"}) {
     SCOPED_TRACE(std::string("configuration ") + name);
     at::force("matmul", name);
     for (const auto& s : shapes) {

@@ -25,6 +25,9 @@
 //                                                              N), 6-10 stages of 16 KB
 //   swapab_bw128_bk64_    as the first, a split K finished by a second small kernel (SplitKReduce) instead of
 //     reduce              the in-kernel fix-up (see matmul_swapab.tile.h)
+//   swapab_bw64_bk128_    as the second, split only as far as one wave of blocks holds (none from 66 tiles on
+//     wave                132 SMs): each block streams one long range of K with one fix-up at its end, the busy
+//                         multiprocessors pulling more than an even share of the bandwidth (which TMA allows)
 // Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
 //   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
 //   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
@@ -175,8 +178,12 @@ int64_t choose_splits_streaming(int64_t tiles, int64_t k_tiles, int64_t sms) {
   return best;
 }
 
+// How the swap-AB kernel splits K: to fill whole waves of blocks (choose_splits_streaming), or only as far as
+// one wave holds (each block one split of one tile).
+enum class SwapABSplits { fill_waves, one_wave };
+
 template <class T, class TO, int BW, int MT, int BK, int CONSUMERS, bool FIXUP>
-void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt) {
+void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapABSplits rule) {
   using K = kernels::MatmulSwapAB<T, TO, BW, MT, BK, swapab_stages<T, BW, MT, BK>(), CONSUMERS, FIXUP>;
   typename K::Params p{};
   p.b = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.b));
@@ -195,7 +202,9 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt) {
   p.k_tiles = (k + BK - 1) / BK;
   p.schedule = {(n + BW - 1) / BW, 1, 8, 1};
   const int64_t sms = tile::active::multiprocessor_count();
-  p.schedule.splits = choose_splits_streaming(p.schedule.tiles(), p.k_tiles, sms);
+  p.schedule.splits = rule == SwapABSplits::one_wave
+                          ? std::clamp<int64_t>(std::min(sms / p.schedule.tiles(), p.k_tiles / 8), 1, 16)
+                          : choose_splits_streaming(p.schedule.tiles(), p.k_tiles, sms);
   p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
   p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
   // The partials [splits, N, M], allocated as whole BW x MT tiles: each is then stored and read back pair by
@@ -231,11 +240,11 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt) {
 
 // The activation rows padded to the narrowest tile that holds them: 16, 32 or 64.
 template <class T, class TO, int BW, int BK, int CONSUMERS, bool FIXUP = true>
-void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt) {
+void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt, SwapABSplits rule = SwapABSplits::fill_waves) {
   const int64_t m = a.c.numel() / a.c.size(-1);
-  if (m <= 16) launch_swapab_rows<T, TO, BW, 16, BK, CONSUMERS, FIXUP>(a, opt);
-  else if (m <= 32) launch_swapab_rows<T, TO, BW, 32, BK, CONSUMERS, FIXUP>(a, opt);
-  else launch_swapab_rows<T, TO, BW, 64, BK, CONSUMERS, FIXUP>(a, opt);
+  if (m <= 16) launch_swapab_rows<T, TO, BW, 16, BK, CONSUMERS, FIXUP>(a, opt, rule);
+  else if (m <= 32) launch_swapab_rows<T, TO, BW, 32, BK, CONSUMERS, FIXUP>(a, opt, rule);
+  else launch_swapab_rows<T, TO, BW, 64, BK, CONSUMERS, FIXUP>(a, opt, rule);
 }
 
 // Whether the staged kernel can take this call: 16-bit inputs, B as [N, K], rows the copy engine can read.
@@ -296,6 +305,8 @@ void launch_tuned(const MatmulArgs& a, const dispatch::Options& opt) {
       candidates.push_back({"swapab_bw128_bk64", [&] { launch_swapab<T, TO, 128, 64, 2>(a, opt); }});
       candidates.push_back({"swapab_bw64_bk128", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt); }});
       candidates.push_back({"swapab_bw128_bk64_reduce", [&] { launch_swapab<T, TO, 128, 64, 2, false>(a, opt); }});
+      candidates.push_back(
+          {"swapab_bw64_bk128_wave", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt, SwapABSplits::one_wave); }});
     }
     heuristic = staged_heuristic(m, n);
   } else {
