@@ -8,11 +8,18 @@
 namespace tessera::tile::cuda {
 
 namespace detail {
+// The offset of row n's column 0 in a rank-3 view seen as rows (row n is plane n / extent[1], row n %
+// extent[1]); n inside.
+template <class T>
+__device__ __forceinline__ int64_t row_start(const View3<T>& view, int64_t n) {
+  return (n / view.extent[1]) * view.stride[0] + (n % view.extent[1]) * view.stride[1];
+}
+
 template <class T>
 __device__ __forceinline__ int64_t row_element_offset(const View3<T>& view, int64_t n, int64_t c) {
   const int64_t rows = view.extent[0] * view.extent[1];
   if (n < 0 || n >= rows || c < 0 || c >= view.extent[2]) return -1;
-  return (n / view.extent[1]) * view.stride[0] + (n % view.extent[1]) * view.stride[1] + c * view.stride[2];
+  return row_start(view, n) + c * view.stride[2];
 }
 
 // Rows first + i of a rank-3 view seen as rows (row n is plane n / extent[1], row n % extent[1]), for the
@@ -82,9 +89,7 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<LI::rows, C, TH>
     const int64_t n = idx[ch / L::nc];
     const int64_t gc = col0 + (ch % L::nc) * L::V;
     const bool row_in = n >= 0 && n < nrows;
-    const U* src = row_in ? view.data + (n / view.extent[1]) * view.stride[0] + (n % view.extent[1]) * view.stride[1] +
-                                gc * view.stride[2]
-                          : nullptr;
+    const U* src = row_in ? view.data + detail::row_start(view, n) + gc * view.stride[2] : nullptr;
     if (row_in && gc >= 0 && gc + L::V <= view.extent[2] && view.stride[2] == 1 && Copy::aligned(src)) {
       Copy::run(&t.v[k * L::V], src);
     } else {
@@ -117,7 +122,7 @@ __device__ __forceinline__ void scatter_rows(const Block<TH>&, const View3<T>& v
       const int64_t n = idx[ch / L::nc];
       if (n < 0 || n >= nrows) continue;
       const int64_t gc = col0 + (ch % L::nc) * L::V;
-      T* row = view.data + (n / view.extent[1]) * view.stride[0] + (n % view.extent[1]) * view.stride[1];
+      T* row = view.data + detail::row_start(view, n);
       if (gc >= 0 && gc + L::V <= view.extent[2] && view.stride[2] == 1 && Copy::aligned(row + gc)) {
         Copy::run(row + gc, &t.v[k * L::V]);
       } else {
@@ -184,8 +189,21 @@ __device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Co
 namespace detail {
 template <class T>
 __device__ __forceinline__ bool pairs_fit(const View3<T>& view, int64_t col0, int cols) {
-  return view.stride[2] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 && view.stride[1] % 2 == 0 &&
-         view.stride[0] % 2 == 0 && col0 % 2 == 0 && col0 >= 0 && col0 + cols <= view.extent[2];
+  return pairs_aligned(view, col0) && col0 >= 0 && col0 + cols <= view.extent[2];
+}
+
+// Calls f(e, row) for each row a thread holds of accumulator tile L at `at`: its elements e + 4j + p (j <
+// N / 8, p < 2) are the pair at row + 8j; row is null where the row lies outside the view.
+template <class L, class T, class F>
+__device__ __forceinline__ void for_each_accumulator_row(const View3<T>& view, Coord at, F&& f) {
+  const RowsFrom<T> rows(view, at.row);
+#pragma unroll
+  for (int e0 = 0; e0 < L::size; e0 += L::per_slice)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int e = e0 + 2 * h, i = L::row(e);
+      f(e, rows.row_inside(i) ? view.data + rows.offset(i, at.col + L::col(e)) : nullptr);
+    }
 }
 }  // namespace detail
 
@@ -199,23 +217,14 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, WgmmaAcc<M, N, C>> load_
   if (!detail::pairs_fit(view, at.col, N)) return detail::load_elements<V, T, L>(view, at, pad);
   Tile<V, L> out;
   const V padv = convert_element<V>(pad);
-  const detail::RowsFrom<T> rows(view, at.row);
+  detail::for_each_accumulator_row<L>(view, at, [&](int e, const T* row) {
 #pragma unroll
-  for (int e0 = 0; e0 < L::size; e0 += L::per_slice)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      // Elements e0 + 4j + 2h + p: one row, columns 8j + 2 (lane % 4) + p.
-      const int i = L::row(e0 + 2 * h);
-      const bool row_in = rows.row_inside(i);
-      const T* row = view.data + (row_in ? rows.offset(i, at.col + L::col(e0 + 2 * h)) : 0);
-#pragma unroll
-      for (int j = 0; j < N / 8; ++j) {
-        const int e = e0 + 4 * j + 2 * h;
-        const auto pr = row_in ? *reinterpret_cast<const detail::pair_of<V>*>(row + 8 * j) : detail::pair_of<V>{padv, padv};
-        out.v[e] = pr.x;
-        out.v[e + 1] = pr.y;
-      }
+    for (int j = 0; j < N / 8; ++j) {
+      const auto pr = row ? *reinterpret_cast<const detail::pair_of<V>*>(row + 8 * j) : detail::pair_of<V>{padv, padv};
+      out.v[e + 4 * j] = pr.x;
+      out.v[e + 4 * j + 1] = pr.y;
     }
+  });
   return out;
 }
 
@@ -224,20 +233,11 @@ __device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Co
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
   using L = WgmmaAcc<M, N, C>;
   if (!detail::pairs_fit(view, at.col, N)) return detail::store_elements(view, at, t);
-  const detail::RowsFrom<T> rows(view, at.row);
+  detail::for_each_accumulator_row<L>(view, at, [&](int e, T* row) {
+    if (!row) return;
 #pragma unroll
-  for (int e0 = 0; e0 < L::size; e0 += L::per_slice)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int i = L::row(e0 + 2 * h);
-      if (!rows.row_inside(i)) continue;
-      T* row = view.data + rows.offset(i, at.col + L::col(e0 + 2 * h));
-#pragma unroll
-      for (int j = 0; j < N / 8; ++j) {
-        const int e = e0 + 4 * j + 2 * h;
-        *reinterpret_cast<detail::pair_of<T>*>(row + 8 * j) = {t.v[e], t.v[e + 1]};
-      }
-    }
+    for (int j = 0; j < N / 8; ++j) *reinterpret_cast<detail::pair_of<T>*>(row + 8 * j) = {t.v[e + 4 * j], t.v[e + 4 * j + 1]};
+  });
 }
 
 }  // namespace tessera::tile::cuda

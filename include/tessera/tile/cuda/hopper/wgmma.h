@@ -265,6 +265,16 @@ __device__ __forceinline__ auto row_sum(const Tile<T, WgmmaAcc<M, N, C>>& a) {
 namespace detail {
 template <class T>
 struct alignas(2 * sizeof(T)) pair_of { T x, y; };
+
+// Whether column pairs (c, c + 1) of `view` from the even column `col` can move as one aligned access each:
+// unit column stride, the base and every other stride aligned to a pair.
+template <class T, int RANK>
+__device__ __forceinline__ bool pairs_aligned(const View<T, RANK>& view, int64_t col) {
+  bool ok = view.stride[RANK - 1] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 && col % 2 == 0;
+#pragma unroll
+  for (int d = 0; d + 1 < RANK; ++d) ok = ok && view.stride[d] % 2 == 0;
+  return ok;
+}
 }  // namespace detail
 
 namespace detail {
@@ -276,8 +286,8 @@ namespace detail {
 // one's from 432 to 980, and 8192^3 ran 8% slower).
 template <int M, int N, class T>
 __device__ __forceinline__ bool pairs_inside(const View2<T>& view, Coord at) {
-  return view.stride[1] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 && view.stride[0] % 2 == 0 &&
-         at.col % 2 == 0 && at.row >= 0 && at.col >= 0 && at.row + M <= view.extent[0] && at.col + N <= view.extent[1];
+  return pairs_aligned(view, at.col) && at.row >= 0 && at.col >= 0 && at.row + M <= view.extent[0] &&
+         at.col + N <= view.extent[1];
 }
 }  // namespace detail
 
@@ -293,8 +303,7 @@ __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Co
       *reinterpret_cast<detail::pair_of<T>*>(base + L::row(e) * view.stride[0] + L::col(e)) = {t.v[e], t.v[e + 1]};
     return;
   }
-  const bool pairs = view.stride[1] == 1 && (reinterpret_cast<uintptr_t>(view.data) % (2 * sizeof(T))) == 0 &&
-                     (view.stride[0] % 2) == 0 && (at.col % 2) == 0;
+  const bool pairs = detail::pairs_aligned(view, at.col);
 #pragma unroll
   for (int e = 0; e < L::size; e += 2) {
     const int64_t r = at.row + L::row(e), c = at.col + L::col(e);
