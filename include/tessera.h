@@ -83,6 +83,8 @@ tessera_status tessera_layer_norm(const tessera_tensor* x, const tessera_tensor*
 tessera_status tessera_softmax(const tessera_tensor* x, const tessera_tensor* y, float scale,
                                const tessera_options* options);
 /* approx: 0 = erf form, 1 = tanh approximation */
+/* out[r] = index of the largest entry of row r of x (the smallest on ties; NaN ignored); out is i32 */
+tessera_status tessera_argmax(const tessera_tensor* x, const tessera_tensor* out, const tessera_options* options);
 tessera_status tessera_gelu(const tessera_tensor* x, const tessera_tensor* y, int32_t approx,
                             const tessera_options* options);
 tessera_status tessera_silu_and_mul(const tessera_tensor* x, const tessera_tensor* y, const tessera_options* options);

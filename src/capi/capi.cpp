@@ -123,6 +123,10 @@ tessera_status tessera_softmax(const tessera_tensor* x, const tessera_tensor* y,
   });
 }
 
+tessera_status tessera_argmax(const tessera_tensor* x, const tessera_tensor* out, const tessera_options* options) {
+  return guarded([&] { ops::argmax(to_tensor(x, "argmax", "x"), to_tensor(out, "argmax", "out"), to_options(options)); });
+}
+
 tessera_status tessera_gelu(const tessera_tensor* x, const tessera_tensor* y, int32_t approx,
                             const tessera_options* options) {
   return guarded([&] {

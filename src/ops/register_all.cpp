@@ -3,7 +3,7 @@
 
 namespace tessera::ops {
 
-#define TESSERA_OP_FAMILIES(X) X(norm) X(activation) X(softmax) X(rope) X(embedding) X(matmul) X(attention) X(elementwise)
+#define TESSERA_OP_FAMILIES(X) X(norm) X(activation) X(softmax) X(rope) X(embedding) X(matmul) X(attention) X(elementwise) X(sampling)
 
 #define TESSERA_DECLARE_FAMILY(family)  \
   void register_##family##_ops();       \

@@ -6,6 +6,7 @@
 #include "common/test_util.h"
 #include "tessera.h"
 #include "tessera/ops/norm.h"
+#include "tessera/ops/sampling.h"
 
 namespace tessera::testing {
 namespace {
@@ -30,6 +31,17 @@ TEST(CApi, RmsNormMatchesCppApi) {
   Tensor want = poisoned({7, 33}, DType::bf16);
   ops::rms_norm(x.t, w.t, want, 1e-6f);
   EXPECT_TRUE(all_equal(y.t, want));
+}
+
+TEST(CApi, ArgmaxMatchesCppApi) {
+  CTensor x(random_tensor({5, 1001}, DType::f32)), out(poisoned({5}, DType::i32));
+  ASSERT_EQ(tessera_argmax(&x.c, &out.c, nullptr), TESSERA_OK) << tessera_last_error();
+  Tensor want = poisoned({5}, DType::i32);
+  ops::argmax(x.t, want, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_equal(out.t, want));
+  CTensor wrong(poisoned({4}, DType::i32));
+  EXPECT_EQ(tessera_argmax(&x.c, &wrong.c, nullptr), TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("out"), std::string::npos) << tessera_last_error();
 }
 
 TEST(CApi, ExplicitBackendAndStrides) {

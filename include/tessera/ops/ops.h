@@ -7,5 +7,6 @@
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
 #include "tessera/ops/rope.h"
+#include "tessera/ops/sampling.h"
 #include "tessera/ops/selfcheck.h"
 #include "tessera/ops/softmax.h"
