@@ -19,6 +19,7 @@ struct BenchArgs {
   int decode_steps = 64;
   int page_size = 16;
   bool cuda_graph = false;
+  bool host_logits = false;
 };
 
 // Decode steps run before the timed ones.
@@ -66,19 +67,21 @@ void run_bench(const BenchArgs& a) {
     t0 = std::chrono::steady_clock::now();
     engine::forward(model, cache, buffers, step);
     const double prefill_s = seconds_since(t0);
-    // Decode: greedy next tokens from the host logits, one token per sequence per step; the first steps
-    // (a CUDA graph's capture) are not timed.
+    // Decode: greedy next tokens, one per sequence per step, chosen on the device as `tessera generate`
+    // does at temperature 0 (--host-logits: every step's logits copied back and the argmax taken here, as a
+    // sampler needs); the first steps (a CUDA graph's capture) are not timed.
     std::vector<int> next(static_cast<size_t>(B));
+    const engine::StepResult result = a.host_logits ? engine::StepResult::logits : engine::StepResult::greedy_tokens;
     double decode_s = 0;
     for (int s = 0; s < kWarmupSteps + a.decode_steps; ++s) {
       for (int i = 0; i < B; ++i) {
         const float* row = buffers.host_logits.data() + size_t(i) * size_t(V);
-        next[size_t(i)] = int(std::max_element(row, row + V) - row);
+        next[size_t(i)] = s > 0 && !a.host_logits ? buffers.host_tokens[size_t(i)] : int(std::max_element(row, row + V) - row);
       }
       step.clear();
       for (int i = 0; i < B; ++i) step.push_back({i, std::span<const int>(&next[size_t(i)], 1)});
       const auto t = std::chrono::steady_clock::now();
-      engine::forward(model, cache, buffers, step);
+      engine::forward(model, cache, buffers, step, result);
       const int timed = s + 1 - kWarmupSteps;
       if (timed <= 0) continue;
       decode_s += seconds_since(t);
@@ -102,6 +105,7 @@ void add_bench_model_command(CLI::App& app) {
   cmd->add_option("--decode-steps", a->decode_steps, "decode steps timed per batch size (default 64)");
   cmd->add_option("--page-size", a->page_size, "KV cache page size in tokens (default 16)");
   cmd->add_flag("--cuda-graph", a->cuda_graph, "replay decode steps as CUDA graphs (--device cuda)");
+  cmd->add_flag("--host-logits", a->host_logits, "copy every decode step's logits to the host (as sampling needs) instead of choosing the greedy token on the device");
   cmd->callback([a] { run_bench(*a); });
 }
 

@@ -64,6 +64,7 @@ void run_chat(const ChatArgs& a) {
   engine::GenerateOptions opt;
   opt.max_tokens = a.max_tokens;
   opt.sampler = a.sampler;
+  opt.logits_to_callback = false;
   opt.stop_ids = engine::stop_token_ids(a.model.model_dir, model.config);
   for (const char* end : {"<|eot_id|>", "<|im_end|>"})
     if (auto id = tok->token_to_id(end)) opt.stop_ids.push_back(*id);

@@ -48,6 +48,7 @@ void run_generate(const GenerateArgs& a) {
   opt.max_tokens = a.max_tokens;
   opt.sampler = a.sampler;
   opt.cuda_graphs = a.cuda_graph;
+  opt.logits_to_callback = dump.is_open();
   if (!a.ignore_eos) opt.stop_ids = engine::stop_token_ids(a.model.model_dir, model.config);
   std::optional<engine::StreamDecoder> decoder;
   if (tok) decoder.emplace(*tok, true);

@@ -43,14 +43,18 @@ std::vector<std::vector<int>> generate(const Model& model, const std::vector<std
   std::vector<int> live(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) live[size_t(i)] = i;
   std::vector<int> next(static_cast<size_t>(n));
-  forward(model, cache, buffers, step);
+  // Greedy choice is the argmax, on the device or here alike (the smallest index of the largest logit).
+  const bool device_greedy = options.sampler.temperature == 0 && options.sampler.repetition_penalty == 1 && !options.logits_to_callback;
+  const StepResult result = device_greedy ? StepResult::greedy_tokens : StepResult::logits;
+  forward(model, cache, buffers, step, result);
   for (;;) {
     // Sample each live sequence's token from its row of the last step's logits.
     std::vector<int> still;
     for (size_t r = 0; r < live.size(); ++r) {
       const int i = live[r];
-      const std::span<const float> row(buffers.host_logits.data() + r * size_t(V), size_t(V));
-      const int token = samplers[size_t(i)].sample(row, history[size_t(i)]);
+      const std::span<const float> row = device_greedy ? std::span<const float>()
+                                                       : std::span<const float>(buffers.host_logits.data() + r * size_t(V), size_t(V));
+      const int token = device_greedy ? buffers.host_tokens[r] : samplers[size_t(i)].sample(row, history[size_t(i)]);
       out[size_t(i)].push_back(token);
       history[size_t(i)].push_back(token);
       next[size_t(i)] = token;
@@ -63,7 +67,7 @@ std::vector<std::vector<int>> generate(const Model& model, const std::vector<std
     if (live.empty()) break;
     step.clear();
     for (int i : live) step.push_back({i, std::span<const int>(&next[size_t(i)], 1)});
-    forward(model, cache, buffers, step);
+    forward(model, cache, buffers, step, result);
   }
   return out;
 }

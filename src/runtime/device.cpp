@@ -1,4 +1,5 @@
 #include "tessera/runtime/device.h"
+#include "tessera/runtime/host_buffer.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -73,6 +74,30 @@ void device_free(void* ptr, Device device) {
 #if TESSERA_WITH_CUDA
   cudaFree(ptr);  // never throws from a destructor path
 #endif
+}
+
+void* alloc_host_memory(size_t bytes, Device device) {
+  if (device.is_cuda()) {
+    require_cuda("alloc_host_memory");
+#if TESSERA_WITH_CUDA
+    void* p = nullptr;
+    TESSERA_CUDA_CHECK(cudaSetDevice(device.index));
+    TESSERA_CUDA_CHECK(cudaMallocHost(&p, bytes > 0 ? bytes : 1));
+    return p;
+#endif
+  }
+  return device_alloc(bytes, Device::cpu());
+}
+
+void free_host_memory(void* ptr, [[maybe_unused]] Device device) {
+  if (!ptr) return;
+#if TESSERA_WITH_CUDA
+  if (device.is_cuda()) {
+    cudaFreeHost(ptr);  // never throws from a destructor path
+    return;
+  }
+#endif
+  device_free(ptr, Device::cpu());
 }
 
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes) {

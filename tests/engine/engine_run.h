@@ -6,7 +6,10 @@
 #include <span>
 #include <vector>
 
+#include <algorithm>
+
 #include "tessera/engine/forward.h"
+#include "tessera/engine/generate.h"
 #include "tessera/engine/model.h"
 
 namespace tessera::testing {
@@ -50,6 +53,37 @@ inline std::vector<std::vector<float>> run_decode(const engine::Model& m, const 
     out.push_back(row(buf, 0, m.config.vocab_size));
   }
   return out;
+}
+
+}  // namespace tessera::testing
+
+namespace tessera::testing {
+
+// Greedy generation of a batch of prompts, tokens chosen on the host from copied logits (a callback that takes
+// the rows) and on the device (logits_to_callback off): the same ids, and the device run's callback gets no rows.
+inline void expect_device_greedy_equals_host_greedy(const engine::Model& m, const std::vector<std::vector<int>>& prompts,
+                                                    bool cuda_graphs = false) {
+  engine::GenerateOptions opt;
+  opt.max_tokens = 7;
+  opt.sampler.temperature = 0;
+  opt.cuda_graphs = cuda_graphs;
+  size_t rows_seen = 0;
+  const auto host = engine::generate(m, prompts, opt, [&](int, int token, std::span<const float> logits) {
+    EXPECT_EQ(logits.size(), size_t(m.config.vocab_size));
+    EXPECT_EQ(token, int(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+    ++rows_seen;
+    return true;
+  });
+  EXPECT_EQ(rows_seen, prompts.size() * 7);
+  opt.logits_to_callback = false;
+  size_t tokens_seen = 0;
+  const auto device = engine::generate(m, prompts, opt, [&](int, int, std::span<const float> logits) {
+    EXPECT_TRUE(logits.empty());
+    ++tokens_seen;
+    return true;
+  });
+  EXPECT_EQ(tokens_seen, prompts.size() * 7);
+  EXPECT_EQ(device, host);
 }
 
 }  // namespace tessera::testing

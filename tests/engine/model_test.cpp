@@ -251,5 +251,13 @@ TEST(EngineGenerate, GreedyGenerationFollowsTheLogits) {
   EXPECT_EQ(engine::generate(m, {{5, 6, 7}}, opt)[0].size(), 1u);
 }
 
+TEST(EngineGenerate, DeviceGreedyEqualsHostGreedy) {
+  for (const TinySpec& spec : tiny_specs()) {
+    SCOPED_TRACE(spec.name);
+    const Model m = engine::random_model(engine::parse_config(tiny_config_json(spec)), {}, 5);
+    expect_device_greedy_equals_host_greedy(m, {random_ids(5, spec.vocab), random_ids(1, spec.vocab), random_ids(9, spec.vocab)});
+  }
+}
+
 }  // namespace
 }  // namespace tessera::testing

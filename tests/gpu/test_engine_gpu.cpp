@@ -42,6 +42,14 @@ TEST_P(EngineGpu, F32LogitsMatchTheCpuEngine) {
   fs::remove_all(dir());
 }
 
+TEST_P(EngineGpu, DeviceGreedyEqualsHostGreedy) {
+  const TinySpec spec = GetParam();
+  const engine::Model gpu = engine::random_model(engine::parse_config(tiny_config_json(spec)), {Device::cuda(), std::nullopt}, 7);
+  const std::vector<std::vector<int>> prompts = {ids_for(6, spec.vocab, 5), ids_for(2, spec.vocab, 6)};
+  expect_device_greedy_equals_host_greedy(gpu, prompts);
+  expect_device_greedy_equals_host_greedy(gpu, prompts, /*cuda_graphs=*/true);
+}
+
 TEST_P(EngineGpu, Bf16LogitsStayCloseToTheReference) {
   const TinySpec spec = GetParam();
   const auto w = tiny_weights(spec, seed());
@@ -112,7 +120,7 @@ TEST_P(EngineGpu, CudaGraphDecodeEqualsEager) {
       next[1] = (step * 5 + 2) % spec.vocab;
       batch = {{0, std::span<const int>(&next[0], 1)}, {1, std::span<const int>(&next[1], 1)}};
       engine::forward(m, cache, buf, batch);
-      rows.push_back(buf.host_logits);
+      rows.emplace_back(buf.host_logits.begin(), buf.host_logits.end());
     }
     if (graphs) {
       EXPECT_TRUE(buf.use_cuda_graphs) << "the capture failed; see the warning above";

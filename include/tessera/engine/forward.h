@@ -10,6 +10,7 @@
 #include "tessera/engine/model.h"
 #include "tessera/ops/attention.h"
 #include "tessera/runtime/cuda_graph.h"
+#include "tessera/runtime/host_buffer.h"
 
 namespace tessera::engine {
 
@@ -44,8 +45,10 @@ struct StepBuffers {
   // Activations (device, compute dtype). qkv holds [q | k | v] per token, or (models with q/k norms) three
   // contiguous blocks q [T, Hq*D], k [T, Hkv*D], v [T, Hkv*D] one after the other.
   Tensor x, xn, qkv, attn, mlp_in, mlp_act, positional, last_hidden, last_normed;
-  Tensor logits;                 // [max_batch, vocab] f32 on the device
-  std::vector<float> host_logits;  // [batch, vocab] of the last step, on the host
+  Tensor logits;                   // [max_batch, vocab] f32 on the device
+  HostBuffer<float> host_logits;   // [batch, vocab] of the last step, on the host (StepResult::logits)
+  Tensor next_tokens;              // [max_batch] i32 on the device: each row's greedy token
+  std::vector<int32_t> host_tokens;  // [batch] of the last step, on the host (StepResult::greedy_tokens)
   // Host staging of the inputs (capacity reserved once).
   std::vector<int32_t> h_ids, h_positions, h_cu, h_lens, h_last, h_table;
   std::vector<int64_t> h_slots;
@@ -78,11 +81,18 @@ struct SequenceTokens {
   std::span<const int> tokens;
 };
 
+// What a step brings back to the host: every sequence's logits row (for any sampler), or only each row's
+// greedy token, chosen on the device (a few bytes instead of batch x vocab floats).
+enum class StepResult { logits, greedy_tokens };
+
 // Runs the model on the new tokens of each listed sequence, appends their K and V to the cache, and leaves the
-// logits after each sequence's last new token in buffers.logits[i] and buffers.host_logits[i * vocab ...].
+// logits after each sequence's last new token in buffers.logits[i]; then, as `result` asks, copies them to
+// buffers.host_logits[i * vocab ...] or writes their argmax (the smallest index of the largest logit) to
+// buffers.host_tokens[i].
 // Two kinds of step: a prefill (every listed sequence is empty in the cache; attention over the new tokens,
 // fmha_varlen) and a decode (each sequence brings the same number, 1 to 8, of tokens; fmha_decode over the
 // cache). Anything else is an unsupported error.
-void forward(const Model& model, PagedKvCache& cache, StepBuffers& buffers, std::span<const SequenceTokens> batch);
+void forward(const Model& model, PagedKvCache& cache, StepBuffers& buffers, std::span<const SequenceTokens> batch,
+             StepResult result = StepResult::logits);
 
 }  // namespace tessera::engine

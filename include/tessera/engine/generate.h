@@ -18,10 +18,14 @@ struct GenerateOptions {
   std::vector<int> stop_ids;      // a sampled stop id ends its sequence (it is kept in the output ids)
   int page_size = 16;
   bool cuda_graphs = false;       // replay decode steps as CUDA graphs (CUDA models; see enable_cuda_graphs)
+  // Whether the token callback sees each token's logits row. Without it, greedy sampling (temperature 0, no
+  // repetition penalty) chooses tokens on the device and brings back only their ids; the callback then gets
+  // an empty row.
+  bool logits_to_callback = true;
 };
 
-// Called once per sampled token: sequence index, the token, and the logits row it was sampled from (row 0 is
-// the logits after the prompt). Returning false ends that sequence (a stop string was seen, say).
+// Called once per sampled token: sequence index, the token, and the logits row it was sampled from (empty
+// unless GenerateOptions::logits_to_callback). Returning false ends that sequence (a stop string was seen, say).
 using TokenCallback = std::function<bool(int sequence, int token, std::span<const float> logits)>;
 
 // The generated ids of each prompt.

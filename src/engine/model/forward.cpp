@@ -10,6 +10,7 @@
 #include "tessera/ops/embedding.h"
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
+#include "tessera/ops/sampling.h"
 
 namespace tessera::engine {
 
@@ -81,7 +82,9 @@ StepBuffers make_step_buffers(const Model& model, const RunLimits& limits) {
   b.last_hidden = Tensor::empty({B, H}, DType::f32, dev);
   b.last_normed = Tensor::empty({B, H}, dt, dev);
   b.logits = Tensor::empty({B, int64_t(c.vocab_size)}, DType::f32, dev);
-  b.host_logits.resize(size_t(B) * size_t(c.vocab_size));
+  b.host_logits = HostBuffer<float>(size_t(B) * size_t(c.vocab_size), dev);
+  b.next_tokens = Tensor::empty({B}, DType::i32, dev);
+  b.host_tokens.resize(size_t(B));
   b.h_ids.reserve(size_t(T));
   b.h_positions.reserve(size_t(T));
   b.h_slots.reserve(size_t(T));
@@ -312,7 +315,7 @@ void graphed_layers_and_logits(const Model& model, const PagedKvCache& cache, co
 }
 }  // namespace
 
-void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
+void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch, StepResult result) {
   const bool decode = validate_step(model.config, cache, b, batch);
   plan_step(cache, b, batch);
   const Step s = step_views(model, b, int64_t(batch.size()), decode);
@@ -320,9 +323,14 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   else llama_embed(model, s);
   if (b.use_cuda_graphs && s.decode && s.tokens == s.batch) graphed_layers_and_logits(model, cache, s, b);
   else layers_and_logits(model, cache, s, b);
+  if (result == StepResult::greedy_tokens)
+    ops::argmax(rows_of(b.logits, {s.batch, int64_t(model.config.vocab_size)}), rows_of(b.next_tokens, {s.batch}), s.opt);
   // copy_bytes runs on the default stream, which does not wait for a non-blocking stream by itself.
   if (b.stream && model.device.is_cuda()) synchronize(model.device);
-  copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(s.batch) * size_t(model.config.vocab_size) * sizeof(float));
+  if (result == StepResult::greedy_tokens)
+    copy_bytes(b.host_tokens.data(), Device::cpu(), b.next_tokens.data(), b.next_tokens.device(), size_t(s.batch) * sizeof(int32_t));
+  else
+    copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(s.batch) * size_t(model.config.vocab_size) * sizeof(float));
 }
 
 }  // namespace tessera::engine
