@@ -26,10 +26,15 @@ struct KvCacheAppend {
     const auto slot = cast<int>(gather_rows<1>(blk, p.slots, token, 0, -1.f));
     const auto source_row = token * int(heads) + int(h);  // row (token, h) of [T, Hkv]
     const auto valid_source = where(token < int(p.k.extent[0]), source_row, -1);
-    for (int64_t c0 = 0; c0 < p.k.extent[2]; c0 += COLS)
-      scatter_rows(blk, p.k_pages[h], slot, c0, gather_rows<COLS>(blk, p.k, valid_source, c0));
-    for (int64_t c0 = 0; c0 < p.v.extent[2]; c0 += COLS)
-      scatter_rows(blk, p.v_pages[h], slot, c0, gather_rows<COLS>(blk, p.v, valid_source, c0));
+    // k and v are both read before either is written: one memory round trip per COLS columns, not two
+    // (a write might alias the next read, so the compiler cannot hoist a read above it).
+    const int64_t width = p.k.extent[2] > p.v.extent[2] ? p.k.extent[2] : p.v.extent[2];
+    for (int64_t c0 = 0; c0 < width; c0 += COLS) {  // columns past a view's width are not read or written
+      const auto k = gather_rows<COLS>(blk, p.k, valid_source, c0);
+      const auto v = gather_rows<COLS>(blk, p.v, valid_source, c0);
+      scatter_rows(blk, p.k_pages[h], slot, c0, k);
+      scatter_rows(blk, p.v_pages[h], slot, c0, v);
+    }
   }
 };
 

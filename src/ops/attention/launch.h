@@ -168,7 +168,7 @@ void fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
 void kv_cache_append(const KvCacheAppendArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.k.dtype(), [&](auto t) {
     using T = decltype(t);
-    using K = kernels::KvCacheAppend<T, kAppendRows, 64, kThreads>;
+    using K = kernels::KvCacheAppend<T, kAppendRows, 128, kThreads>;  // head dim 128 in one round trip
     typename K::Params p{};
     p.k = as_view<const T, 3>(a.k);
     p.v = as_view<const T, 3>(a.v);
