@@ -2,6 +2,7 @@
 // realistic decode batch and contexts long enough for many key splits.
 #include "common/test_util.h"
 #include "ops/attention_cases.h"
+#include "ops/rope_kv_cache_append_cases.h"
 
 namespace tessera::testing {
 namespace {
@@ -67,6 +68,8 @@ TEST_F(AttentionGpu, MlaDecodeMatchesReference) {
   check_mla_decode(Device::cuda(), kCuda, DType::bf16, {{4096, 1000, 1}, 1, 128, 64});
 }
 TEST_F(AttentionGpu, KvCacheAppendMatchesReference) { check_kv_cache_append_all(Device::cuda(), kCuda); }
+TEST_F(AttentionGpu, RopeKvCacheAppendMatchesRopeThenAppend) { check_rope_kv_cache_append_all(Device::cuda(), kCuda); }
+TEST_F(AttentionGpu, RopeKvCacheAppendBadInputWritesNothing) { check_rope_kv_cache_append_bad_input(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(Device::cuda(), kCuda); }
 
 }  // namespace tessera::testing

@@ -4,6 +4,7 @@
 #include "common/test_util.h"
 #include "ops/attention/decode_splits.h"
 #include "ops/attention_cases.h"
+#include "ops/rope_kv_cache_append_cases.h"
 
 namespace tessera::testing {
 namespace {
@@ -30,6 +31,8 @@ TEST(AttentionHost, MlaDecodeMatchesReference) {
 TEST(AttentionHost, EveryStagedConfigurationMatchesReference) { check_fmha_staged_configs(kCpu, kHost, false); }
 TEST(AttentionHost, EveryStagedDecodeConfigurationMatchesReference) { check_fmha_decode_staged_configs(kCpu, kHost, false); }
 TEST(AttentionHost, KvCacheAppendMatchesReference) { check_kv_cache_append_all(kCpu, kHost); }
+TEST(AttentionHost, RopeKvCacheAppendMatchesRopeThenAppend) { check_rope_kv_cache_append_all(kCpu, kHost); }
+TEST(AttentionHost, RopeKvCacheAppendBadInputWritesNothing) { check_rope_kv_cache_append_bad_input(kCpu, kHost); }
 TEST(AttentionHost, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, kHost); }
 // The key splits of a decode launch: whole waves of blocks, every key covered once, splits of at least the
 // minimum length.

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "tessera/dispatch/dispatch.h"
+#include "tessera/ops/rope.h"
 #include "tessera/runtime/tensor.h"
 
 namespace tessera::ops {
@@ -83,5 +84,13 @@ void mla_decode(const Tensor& q, const Tensor& latent_pages, const Tensor& block
 // skips the token (padding).
 void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, const Tensor& slots,
                      const Options& options = {});
+
+// RoPE on q [T, Hq, D] and k [T, Hkv, D] in place, then k (rotated) and v [T, Hkv, Dv] appended to the cache:
+// rope(q, ..., q), rope(k, ..., k) and kv_cache_append(k, v, cache, slots) in one launch (a decode step's
+// smallest kernels). positions, inv_freq, layout and rotary_dim as for rope; k, v, cache and slots as for
+// kv_cache_append. Everything is checked before anything is written.
+void rope_kv_cache_append(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& positions,
+                          const Tensor& inv_freq, RopeLayout layout, int64_t rotary_dim, const KvCache& cache,
+                          const Tensor& slots, const Options& options = {});
 
 }  // namespace tessera::ops

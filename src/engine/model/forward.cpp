@@ -107,7 +107,6 @@ void embed_f32(const Tensor& ids, const Tensor& table, const Tensor& out, const 
 void attention(const Model& model, const PagedKvCache& cache, const Step& s, int layer) {
   const ModelConfig& c = model.config;
   ops::KvCache kv = cache.layers[size_t(layer)];
-  ops::kv_cache_append(s.k, s.v, kv, s.slots, s.opt);
   ops::AttentionParams params;
   params.causal = true;
   if (c.sliding_window > 0) params.window_left = c.sliding_window - 1;  // a token sees itself and window - 1 before
@@ -260,7 +259,6 @@ Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
     const size_t elem = dtype_size(dt);
     s.q = Tensor::view(base, {T, Hq, D}, dt, dev, {W, D, 1});
     s.k = Tensor::view(base + size_t(Hq * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
-    s.qk = Tensor::view(base, {T, Hq + Hkv, D}, dt, dev, {W, D, 1});
     s.v = Tensor::view(base + size_t((Hq + Hkv) * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
   }
   s.attn = rows_of(b.attn, {T, Hq * D});

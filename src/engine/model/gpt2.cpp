@@ -1,6 +1,7 @@
 // GPT-2: learned position embeddings, pre-norm layers with LayerNorm, biases everywhere, a GELU (tanh) MLP.
 // Conv1D weights were transposed to [out, in] at load. Every line is one op call.
 #include "engine/model/step.h"
+#include "tessera/ops/attention.h"
 #include "tessera/ops/elementwise.h"
 #include "tessera/ops/embedding.h"
 #include "tessera/ops/matmul.h"
@@ -34,6 +35,7 @@ void gpt2_layers(const Model& model, const PagedKvCache& cache, const Step& s) {
     const LayerWeights& L = w.layers[size_t(l)];
     ops::layer_norm(s.x, L.attn_norm, L.attn_norm_bias, s.xn, eps, s.opt);
     ops::matmul(s.xn, L.qkv.weight, s.qkv, ops::BLayout::nk, epilogue(L.qkv.bias), s.opt);
+    ops::kv_cache_append(s.k, s.v, cache.layers[size_t(l)], s.slots, s.opt);
     attention(model, cache, s, l);
     ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x), s.opt);
     ops::layer_norm(s.x, L.mlp_norm, L.mlp_norm_bias, s.xn, eps, s.opt);

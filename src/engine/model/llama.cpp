@@ -3,6 +3,7 @@
 // SwiGLU MLP. Every line is one op call.
 #include "engine/model/step.h"
 #include "tessera/ops/activation.h"
+#include "tessera/ops/attention.h"
 #include "tessera/ops/embedding.h"
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
@@ -22,7 +23,7 @@ void llama_layers(const Model& model, const PagedKvCache& cache, const Step& s) 
 
   for (int l = 0; l < c.num_layers; ++l) {
     const LayerWeights& L = w.layers[size_t(l)];
-    // Attention block: x += o_proj(attention(rope(q), rope(k), v)) of rms_norm(x).
+    // Attention block: x += o_proj(attention(rope(q), rope(k), v)) of rms_norm(x); rope(k) and v join the cache.
     ops::rms_norm(s.x, L.attn_norm, s.xn, eps, s.opt);
     if (c.qk_norm) {
       // Separate q, k, v outputs (row blocks of the fused weight), then RMSNorm over each head's D features.
@@ -49,12 +50,8 @@ void llama_layers(const Model& model, const PagedKvCache& cache, const Step& s) 
     } else {
       ops::matmul(s.xn, L.qkv.weight, s.qkv, ops::BLayout::nk, epilogue(L.qkv.bias), s.opt);
     }
-    if (s.qk.shape().size() == 3) {  // q and k heads side by side in each fused row: one launch rotates both
-      ops::rope(s.qk, s.positions, w.rope_inv_freq, s.qk, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
-    } else {
-      ops::rope(s.q, s.positions, w.rope_inv_freq, s.q, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
-      ops::rope(s.k, s.positions, w.rope_inv_freq, s.k, ops::RopeLayout::neox, model.rotary_dim(), s.opt);
-    }
+    ops::rope_kv_cache_append(s.q, s.k, s.v, s.positions, w.rope_inv_freq, ops::RopeLayout::neox, model.rotary_dim(),
+                              cache.layers[size_t(l)], s.slots, s.opt);
     attention(model, cache, s, l);
     ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x), s.opt);
     // MLP block: x += down(silu(gate) * up) of rms_norm(x).

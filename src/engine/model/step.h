@@ -17,7 +17,6 @@ struct Step {
   Tensor qkv;                 // [T, q + k + v features] when fused (no q/k norm), else undefined
   Tensor q2, k2, v2;          // [T, heads * D], the matmul outputs of the unfused layout
   Tensor q, k, v;             // [T, heads, D] views (strided when fused)
-  Tensor qk;                  // [T, Hq + Hkv, D] over q and k when a fused qkv row holds them side by side
   Tensor attn;                // [T, Hq * D]
   Tensor mlp_in, mlp_act;     // [T, 2I] (or [T, I] for GPT-2) and [T, I]
   Tensor positional;          // [T, hidden], GPT-2's position embeddings, f32
@@ -41,7 +40,7 @@ inline ops::Epilogue epilogue_plus(const Tensor& bias, const Tensor& residual) {
 // dtype) when the table is 16-bit.
 void embed_f32(const Tensor& ids, const Tensor& table, const Tensor& out, const Tensor& scratch, const ops::Options& opt);
 
-// Appends this layer's k and v to the cache and writes attention of q over it into step.attn.
+// Writes attention of q over the cache (this step's k and v already appended) into step.attn.
 void attention(const Model& model, const PagedKvCache& cache, const Step& step, int layer);
 // Applies the final norm and the lm_head to each sequence's last token: buffers.logits [B, vocab].
 void logits_of_last_tokens(const Model& model, const Step& step, StepBuffers& buffers);

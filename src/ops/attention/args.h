@@ -38,11 +38,21 @@ struct KvCacheAppendArgs {
   Tensor slots;
 };
 
-#define TESSERA_ATTENTION_BACKEND_DECLS                                           \
-  void fmha(const FmhaArgs& args, const dispatch::Options& opt);                  \
-  void fmha_varlen(const FmhaVarlenArgs& args, const dispatch::Options& opt);     \
-  void fmha_decode(const FmhaDecodeArgs& args, const dispatch::Options& opt);     \
-  void kv_cache_append(const KvCacheAppendArgs& args, const dispatch::Options& opt);
+struct RopeKvCacheAppendArgs {
+  Tensor q, k, v;                    // rotated in place: q and k
+  Tensor positions, inv_freq;
+  RopeLayout layout = RopeLayout::neox;
+  int64_t rotary_dim = 0;            // resolved by the front-end
+  KvCache cache;
+  Tensor slots;
+};
+
+#define TESSERA_ATTENTION_BACKEND_DECLS                                                       \
+  void fmha(const FmhaArgs& args, const dispatch::Options& opt);                              \
+  void fmha_varlen(const FmhaVarlenArgs& args, const dispatch::Options& opt);                 \
+  void fmha_decode(const FmhaDecodeArgs& args, const dispatch::Options& opt);                 \
+  void kv_cache_append(const KvCacheAppendArgs& args, const dispatch::Options& opt);          \
+  void rope_kv_cache_append(const RopeKvCacheAppendArgs& args, const dispatch::Options& opt);
 namespace reference {
 TESSERA_ATTENTION_BACKEND_DECLS
 void fmha_backward(const FmhaBackwardArgs& args, const dispatch::Options& opt);

@@ -8,6 +8,7 @@
 #include "ops/attention/masks.h"
 #include "ops/common/registry.h"
 #include "ops/common/views.h"
+#include "ops/rope/args.h"
 
 namespace tessera::ops {
 
@@ -58,6 +59,12 @@ dispatch::Op<FmhaDecodeArgs>& fmha_decode_op() {
                                    std::to_string(a.cache.v_pages.size(3)) + " (at most 576 / 512)");
         return index_refusal(a.cache.k_pages.size(0) * a.cache.k_pages.size(1), "cache slots");
       });
+  return op;
+}
+dispatch::Op<RopeKvCacheAppendArgs>& rope_kv_cache_append_op() {
+  static dispatch::Op<RopeKvCacheAppendArgs>& op = register_op<RopeKvCacheAppendArgs>(
+      "rope_kv_cache_append", &reference::rope_kv_cache_append, &tile_host::rope_kv_cache_append,
+      TESSERA_CUDA_FN(tile_cuda::rope_kv_cache_append));
   return op;
 }
 dispatch::Op<KvCacheAppendArgs>& kv_cache_append_op() {
@@ -260,8 +267,9 @@ void mla_decode(const Tensor& q, const Tensor& latent_pages, const Tensor& block
   fmha_decode(q, {k, v, block_table}, seq_lens, o, params, options);
 }
 
-void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, const Tensor& slots, const Options& options) {
-  const Checker c{"kv_cache_append"};
+namespace {
+// kv_cache_append's checks; false when there is nothing to write.
+bool check_kv_cache_append(const Checker& c, const Tensor& k, const Tensor& v, const KvCache& cache, const Tensor& slots) {
   check_operand(c, k, "k", 3, "[T, Hkv, Dk]");
   check_operand(c, v, "v", 3, "[T, Hkv, Dv]", &k, "k");
   check_operand(c, cache.k_pages, "k_pages", 4, "[num_pages, page_size, Hkv, Dk]", &k, "k");
@@ -272,7 +280,7 @@ void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, con
   c.shape_is(cache.k_pages, "k_pages", {num_pages, page_size, Hkv, Dk});
   c.shape_is(cache.v_pages, "v_pages", {num_pages, page_size, Hkv, Dv});
   check_index(c, slots, "slots", DType::i64, {T}, k, "k");
-  if (T == 0 || Hkv == 0) return;
+  if (T == 0 || Hkv == 0) return false;
   if (slots.device().is_cpu()) {
     const auto s = to_int_vector(slots);
     for (int64_t i = 0; i < T; ++i)
@@ -280,7 +288,29 @@ void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, con
                 "slots[" + std::to_string(i) + "] = " + std::to_string(s[size_t(i)]) + " is outside the cache's " +
                     std::to_string(num_pages * page_size) + " slots; nothing was written");
   }
+  return true;
+}
+}  // namespace
+
+void kv_cache_append(const Tensor& k, const Tensor& v, const KvCache& cache, const Tensor& slots, const Options& options) {
+  const Checker c{"kv_cache_append"};
+  if (!check_kv_cache_append(c, k, v, cache, slots)) return;
   kv_cache_append_op()({k, v, cache, slots}, k.device(), options);
+}
+
+void rope_kv_cache_append(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& positions,
+                          const Tensor& inv_freq, RopeLayout layout, int64_t rotary_dim, const KvCache& cache,
+                          const Tensor& slots, const Options& options) {
+  const Checker c{"rope_kv_cache_append"};
+  const int64_t rotary = check_rope(c, q, positions, inv_freq, q, layout, rotary_dim, "q");
+  check_rope(c, k, positions, inv_freq, k, layout, rotary, "k");
+  c.same_dtype(q, "q", k, "k");
+  c.same_device(q, "q", k, "k");
+  if (!check_kv_cache_append(c, k, v, cache, slots)) {
+    rope(q, positions, inv_freq, q, layout, rotary, options);  // no KV heads: only q to rotate
+    return;
+  }
+  rope_kv_cache_append_op()({q, k, v, positions, inv_freq, layout, rotary, cache, slots}, k.device(), options);
 }
 
 void register_attention_ops() {
@@ -289,6 +319,7 @@ void register_attention_ops() {
   fmha_varlen_op();
   fmha_decode_op();
   kv_cache_append_op();
+  rope_kv_cache_append_op();
 }
 
 }  // namespace tessera::ops

@@ -16,7 +16,9 @@
 #include "ops/attention/decode_splits.h"
 #include "ops/attention/fmha_decode.tile.h"
 #include "ops/attention/kv_cache_append.tile.h"
+#include "ops/attention/rope_kv_cache_append.tile.h"
 #include "ops/common/views.h"
+#include "ops/rope/rotary.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
@@ -177,6 +179,35 @@ void kv_cache_append(const KvCacheAppendArgs& a, const dispatch::Options& opt) {
     p.slots = with_unit_column<const int64_t, 3>(a.slots.reshape({a.slots.numel(), 1}), {0, 1});
     const int64_t T_ = a.k.size(0), Hkv = a.k.size(1);
     tile::active::launch<K>({(T_ + kAppendRows - 1) / kAppendRows, Hkv}, p, opt.stream);
+  });
+}
+
+namespace {
+template <class T, int HEADS>
+void launch_rope_kv_cache_append(const RopeKvCacheAppendArgs& a, const dispatch::Options& opt) {
+  using K = kernels::RopeKvCacheAppend<T, HEADS, 64, 64>;
+  typename K::Params p{};
+  p.q = as_view<T, 3>(a.q);
+  p.k = as_view<T, 3>(a.k);
+  p.v = as_view<const T, 3>(a.v);
+  p.k_pages = as_view<T, 4>(a.cache.k_pages);
+  p.v_pages = as_view<T, 4>(a.cache.v_pages);
+  p.slots = as_view<const int64_t, 1>(a.slots);
+  p.rotary = rotary_of(a.positions, a.inv_freq, a.layout, a.rotary_dim);
+  const int64_t Hq = a.q.size(1), Hkv = a.k.size(1);
+  p.q_blocks = (Hq + HEADS - 1) / HEADS;
+  p.k_blocks = (Hkv + HEADS - 1) / HEADS;
+  tile::active::launch<K>({a.q.size(0), p.q_blocks + 2 * p.k_blocks}, p, opt.stream);
+}
+}  // namespace
+
+// Blocks of heads as rope takes them (ops/rope/launch.h): 8 heads when fewer than a wave of 32-head blocks
+// would run (decode steps), else 32.
+void rope_kv_cache_append(const RopeKvCacheAppendArgs& a, const dispatch::Options& opt) {
+  const int64_t blocks_of_32 = a.q.size(0) * ((a.q.size(1) + 2 * a.k.size(1) + 31) / 32);
+  visit_float_dtype(a.k.dtype(), [&](auto t) {
+    if (blocks_of_32 < 128) launch_rope_kv_cache_append<decltype(t), 8>(a, opt);
+    else launch_rope_kv_cache_append<decltype(t), 32>(a, opt);
   });
 }
 

@@ -8,6 +8,7 @@
 #include "ops/attention/args.h"
 #include "ops/attention/masks.h"
 #include "ops/common/views.h"
+#include "ops/rope/args.h"
 
 namespace tessera::ops::reference {
 
@@ -213,6 +214,16 @@ void kv_cache_append(const KvCacheAppendArgs& a, const dispatch::Options&) {
       copy_row(a.v, i, h, vp, slot);
     }
   }
+}
+
+// rope and kv_cache_append composed: the rotated k goes to the cache first (kv_cache_append checks every slot
+// before it writes), then q and k are rotated in place.
+void rope_kv_cache_append(const RopeKvCacheAppendArgs& a, const dispatch::Options& opt) {
+  const Tensor k_rotated = Tensor::empty(a.k.shape(), a.k.dtype(), a.k.device());
+  rope({a.k, a.positions, a.inv_freq, k_rotated, a.layout, a.rotary_dim}, opt);
+  kv_cache_append({k_rotated, a.v, a.cache, a.slots}, opt);
+  rope({a.q, a.positions, a.inv_freq, a.q, a.layout, a.rotary_dim}, opt);
+  rope({a.k, a.positions, a.inv_freq, a.k, a.layout, a.rotary_dim}, opt);
 }
 
 }  // namespace tessera::ops::reference

@@ -13,6 +13,12 @@ struct RopeArgs {
   bool in_place() const { return y.data() == x.data() && y.strides() == x.strides(); }
 };
 
+struct Checker;
+// The rope front-end's checks of x (named x_name in messages), positions, inv_freq and y; returns the resolved
+// rotary_dim. Shared with the fused RoPE + KV-cache append.
+int64_t check_rope(const Checker& c, const Tensor& x, const Tensor& positions, const Tensor& inv_freq, const Tensor& y,
+                   RopeLayout layout, int64_t rotary_dim, const char* x_name);
+
 #define TESSERA_ROPE_BACKEND_DECLS void rope(const RopeArgs& args, const dispatch::Options& opt);
 namespace reference { TESSERA_ROPE_BACKEND_DECLS }
 namespace tile_host { TESSERA_ROPE_BACKEND_DECLS }

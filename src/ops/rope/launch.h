@@ -1,5 +1,5 @@
 // Launchers of the rope family, compiled once per tile backend (host.cpp and cuda.cu include this file).
-// One configuration: 32 heads of one token per block of 64 threads, rotary halves in steps of 64 columns (one
+// Many tokens: 32 heads of one token per block of 64 threads, rotary halves in steps of 64 columns (one
 // step for head_dim 128, two for 256). Each thread holds four 8-element chunks of each half, all of the same
 // columns: the cos/sin of its 8 angles are computed once for 4 heads (with 8 heads per block the sin/cos
 // work per element was 4x larger and rope ran at 26% of copy bandwidth on an H200, 45% with 32). At least 8
@@ -8,7 +8,7 @@
 #pragma once
 #include "ops/common/views.h"
 #include "ops/rope/args.h"
-#include "ops/rope/rope.tile.h"
+#include "ops/rope/rotary.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
@@ -19,12 +19,7 @@ void launch_rope(const RopeArgs& a, const dispatch::Options& opt) {
   typename K::Params p{};
   p.x = as_view<const T, 3>(a.x);
   p.y = as_view<T, 3>(a.y);
-  p.pos_i64 = a.positions.dtype() == DType::i64;
-  if (p.pos_i64) p.pos64 = as_view<const int64_t, 1>(a.positions);
-  else p.pos32 = as_view<const int32_t, 1>(a.positions);
-  p.inv_freq = as_rows<const float>(a.inv_freq.reshape({1, a.inv_freq.numel()}));
-  p.rotary = a.rotary_dim;
-  p.interleaved = a.layout == RopeLayout::interleaved;
+  p.rotary = rotary_of(a.positions, a.inv_freq, a.layout, a.rotary_dim);
   p.copy_rest = a.rotary_dim < a.x.size(2) && !a.in_place();
   const int64_t tokens = a.x.size(0), heads = a.x.size(1);
   tile::active::launch<K>({tokens, (heads + HEADS - 1) / HEADS}, p, opt.stream);

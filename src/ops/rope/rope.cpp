@@ -17,19 +17,19 @@ dispatch::Op<RopeArgs>& rope_op() {
 }
 }  // namespace
 
-void rope(const Tensor& x, const Tensor& positions, const Tensor& inv_freq, const Tensor& y, RopeLayout layout,
-          int64_t rotary_dim, const Options& options) {
-  const Checker c{"rope"};
-  c.defined(x, "x");
+int64_t check_rope(const Checker& c, const Tensor& x, const Tensor& positions, const Tensor& inv_freq, const Tensor& y,
+                   RopeLayout layout, int64_t rotary_dim, const char* x_name) {
+  const std::string xn = x_name;
+  c.defined(x, x_name);
   c.defined(y, "y");
   c.defined(positions, "positions");
   c.defined(inv_freq, "inv_freq");
-  c.require(x.ndim() == 3, "x is " + x.str() + "; expected 3 dims [tokens, heads, head_dim]");
-  c.dtype_in(x, "x", {DType::f32, DType::f16, DType::bf16});
-  c.same_dtype(x, "x", y, "y");
-  c.same_shape(x, "x", y, "y");
-  c.same_device(x, "x", y, "y");
-  c.last_dim_contiguous(x, "x");
+  c.require(x.ndim() == 3, xn + " is " + x.str() + "; expected 3 dims [tokens, heads, head_dim]");
+  c.dtype_in(x, x_name, {DType::f32, DType::f16, DType::bf16});
+  c.same_dtype(x, x_name, y, "y");
+  c.same_shape(x, x_name, y, "y");
+  c.same_device(x, x_name, y, "y");
+  c.last_dim_contiguous(x, x_name);
   c.last_dim_contiguous(y, "y");
   c.require(layout == RopeLayout::neox || layout == RopeLayout::interleaved,
             "layout " + std::to_string(int(layout)) + " is not a RopeLayout (neox 0, interleaved 1)");
@@ -37,14 +37,21 @@ void rope(const Tensor& x, const Tensor& positions, const Tensor& inv_freq, cons
   const int64_t rotary = rotary_dim == 0 ? head_dim : rotary_dim;
   c.require(rotary > 0 && rotary <= head_dim && rotary % 2 == 0,
             "rotary_dim " + std::to_string(rotary) + " must be even and in (0, head_dim = " + std::to_string(head_dim) +
-                "] (x is " + x.str() + ")");
+                "] (" + xn + " is " + x.str() + ")");
   c.dtype_in(positions, "positions", {DType::i32, DType::i64});
   c.shape_is(positions, "positions", {x.size(0)});
-  c.same_device(x, "x", positions, "positions");
+  c.same_device(x, x_name, positions, "positions");
   c.dtype_in(inv_freq, "inv_freq", {DType::f32});
   c.shape_is(inv_freq, "inv_freq", {rotary / 2});
-  c.same_device(x, "x", inv_freq, "inv_freq");
+  c.same_device(x, x_name, inv_freq, "inv_freq");
   c.require(inv_freq.is_contiguous(), "inv_freq must be contiguous");
+  return rotary;
+}
+
+void rope(const Tensor& x, const Tensor& positions, const Tensor& inv_freq, const Tensor& y, RopeLayout layout,
+          int64_t rotary_dim, const Options& options) {
+  const Checker c{"rope"};
+  const int64_t rotary = check_rope(c, x, positions, inv_freq, y, layout, rotary_dim, "x");
   // y is x (in place) or does not overlap it; a partial overlap is not detected.
   if (x.numel() == 0) return;
   rope_op()({x, positions, inv_freq, y, layout, rotary}, x.device(), options);

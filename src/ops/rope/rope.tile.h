@@ -14,49 +14,72 @@
 
 namespace tessera::ops::kernels {
 
+// Where each token's angles come from: its position (one of the two position views) times inv_freq.
+struct Rotary {
+  tile::View1<const int32_t> pos32;   // [tokens], one of the two
+  tile::View1<const int64_t> pos64;
+  tile::View2<const float> inv_freq;  // [1, rotary / 2]
+  int64_t rotary;                     // rotated features per head
+  bool pos_i64, interleaved;
+
+  TILE_HD float position(int64_t token) const { return float(pos_i64 ? pos64(token) : int64_t(pos32(token))); }
+};
+
+// Columns first, first + step, ... (count of them) of every row of v.
+template <class V>
+TILE_DEVICE V rotary_columns(V v, int64_t first, int64_t count, int64_t step) {
+  v.data += first * v.stride[1];
+  v.extent[1] = count;
+  v.stride[1] *= step;
+  return v;
+}
+
+// Rotates the rotary features of heads [h0, h0 + HEADS) of one token, x [heads, head_dim], into y and into
+// also (an empty view: nowhere); y may be x.
+template <int HEADS, int HALF, class Block, class X, class T>
+TILE_DEVICE void rotate_heads(Block& blk, const Rotary& r, float pos, const X& x, const tile::View2<T>& y,
+                              const tile::View2<T>& also, int64_t h0) {
+  const int64_t half = r.rotary / 2;
+  const int64_t first2 = r.interleaved ? 1 : half, step = r.interleaved ? 2 : 1;
+  const auto x1 = rotary_columns(x, 0, half, step), x2 = rotary_columns(x, first2, half, step);
+  const auto y1 = rotary_columns(y, 0, half, step), y2 = rotary_columns(y, first2, half, step);
+  const auto z1 = rotary_columns(also, 0, half, step), z2 = rotary_columns(also, first2, half, step);
+  for (int64_t c0 = 0; c0 < half; c0 += HALF) {
+    const auto angle = load<1, HALF>(blk, r.inv_freq, {0, c0}) * pos;
+    const auto c = cos(angle), s = sin(angle);
+    const auto a = cast<float>(load<HEADS, HALF>(blk, x1, {h0, c0}));
+    const auto b = cast<float>(load<HEADS, HALF>(blk, x2, {h0, c0}));
+    const auto ya = cast<T>(a * c - b * s);
+    const auto yb = cast<T>(b * c + a * s);
+    store(blk, y1, {h0, c0}, ya);
+    store(blk, y2, {h0, c0}, yb);
+    store(blk, z1, {h0, c0}, ya);
+    store(blk, z2, {h0, c0}, yb);
+  }
+}
+
+// Copies columns [from, y's width) of heads [h0, h0 + HEADS) of x into y, COLS at a time (nothing is read for
+// an empty y).
+template <int HEADS, int COLS, class Block, class X, class Y>
+TILE_DEVICE void copy_head_columns(Block& blk, const X& x, const Y& y, int64_t h0, int64_t from) {
+  for (int64_t c0 = from; c0 < y.extent[1]; c0 += COLS) store(blk, y, {h0, c0}, load<HEADS, COLS>(blk, x, {h0, c0}));
+}
+
 template <class T, int HEADS, int HALF, int THREADS>
 struct Rope {
   static constexpr int threads = THREADS;
   struct Params {
-    tile::View3<const T> x;             // [tokens, heads, head_dim], last dim unit-stride
+    tile::View3<const T> x;  // [tokens, heads, head_dim], last dim unit-stride
     tile::View3<T> y;
-    tile::View1<const int32_t> pos32;   // [tokens], one of the two
-    tile::View1<const int64_t> pos64;
-    tile::View2<const float> inv_freq;  // [1, rotary / 2]
-    int64_t rotary;
-    bool pos_i64, interleaved, copy_rest;
+    Rotary rotary;
+    bool copy_rest;
   };
-
-  // Columns first, first + step, ... (count of them) of every row of v.
-  template <class U>
-  TILE_DEVICE static tile::View2<U> columns(tile::View2<U> v, int64_t first, int64_t count, int64_t step) {
-    v.data += first * v.stride[1];
-    v.extent[1] = count;
-    v.stride[1] *= step;
-    return v;
-  }
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t t = blk.bid(0), h0 = blk.bid(1) * HEADS;
-    const float pos = float(p.pos_i64 ? p.pos64(t) : int64_t(p.pos32(t)));
-    const tile::View2<const T> x = p.x[t];
-    const tile::View2<T> y = p.y[t];
-    const int64_t half = p.rotary / 2;
-    const int64_t first2 = p.interleaved ? 1 : half, step = p.interleaved ? 2 : 1;
-    const auto x1 = columns(x, 0, half, step), x2 = columns(x, first2, half, step);
-    const auto y1 = columns(y, 0, half, step), y2 = columns(y, first2, half, step);
-    for (int64_t c0 = 0; c0 < half; c0 += HALF) {
-      const auto angle = load<1, HALF>(blk, p.inv_freq, {0, c0}) * pos;
-      const auto c = cos(angle), s = sin(angle);
-      const auto a = cast<float>(load<HEADS, HALF>(blk, x1, {h0, c0}));
-      const auto b = cast<float>(load<HEADS, HALF>(blk, x2, {h0, c0}));
-      store(blk, y1, {h0, c0}, cast<T>(a * c - b * s));
-      store(blk, y2, {h0, c0}, cast<T>(b * c + a * s));
-    }
-    if (p.copy_rest)
-      for (int64_t c0 = p.rotary; c0 < x.extent[1]; c0 += 2 * HALF)
-        store(blk, y, {h0, c0}, load<HEADS, 2 * HALF>(blk, x, {h0, c0}));
+    rotate_heads<HEADS, HALF>(blk, p.rotary, p.rotary.position(t), p.x[t], p.y[t], tile::View2<T>{}, h0);
+    if (p.copy_rest) copy_head_columns<HEADS, 2 * HALF>(blk, p.x[t], p.y[t], h0, p.rotary.rotary);
   }
 };
 
