@@ -190,16 +190,16 @@ def main():
         torch.cuda.empty_cache()
 
     # Greedy token choice over a decode step's f32 logits rows (Llama 3 vocabulary).
-    for rows in (1, 32):
+    for logit_rows in (1, 32):
         vocab = 128256
-        shape = f"{rows}x{vocab}"
-        c = copies_for(rows * vocab * 4, l2)
-        sets = [(torch.randn(rows, vocab, device="cuda"), torch.empty(rows, dtype=torch.int32, device="cuda")) for _ in range(c)]
+        shape = f"{logit_rows}x{vocab}"
+        c = copies_for(logit_rows * vocab * 4, l2)
+        sets = [(torch.randn(logit_rows, vocab, device="cuda"), torch.empty(logit_rows, dtype=torch.int32, device="cuda")) for _ in range(c)]
         tt = bench(lambda x, y: ts.call("tessera_argmax", x, y), sets)
         tp = bench(lambda x, y: torch.argmax(x, -1), sets)
         gt = bench_graph(lambda x, y: ts.call("tessera_argmax", x, y), sets)
         gp = bench_graph(lambda x, y: torch.argmax(x, -1), sets)
-        record("argmax", shape, rows * vocab * 4, tt, tp, "torch.argmax", gt, gp)
+        record("argmax", shape, logit_rows * vocab * 4, tt, tp, "torch.argmax", gt, gp)
         x, y = sets[0]
         ts.call("tessera_argmax", x, y)
         assert torch.equal(y.long(), torch.argmax(x, -1)), "argmax differs from torch.argmax"
