@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "tessera/runtime/error.h"
 #include "tessera/runtime/tensor.h"
 
 namespace tessera::testing {
@@ -34,6 +36,23 @@ Tolerance tolerance_for(DType dtype);
 // Bit-identical tensors (any dtype).
 ::testing::AssertionResult all_equal(const Tensor& got, const Tensor& want);
 double max_abs_error(const std::vector<float>& got, const std::vector<float>& want);
+
+// Runs f, which must throw an invalid_argument Error whose message holds every one of the needles (the tensor,
+// shape or value at fault).
+template <class F>
+void expect_invalid_argument(F&& f, std::initializer_list<std::string> needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one mentioning " << *needles.begin();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+    for (const auto& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << "missing '" << n << "' in: " << e.what();
+  }
+}
+template <class F>
+void expect_invalid_argument(F&& f, const std::string& needle) {
+  expect_invalid_argument(f, {needle});
+}
 
 // Skips the current test with "skipped: no GPU" when no CUDA device can be used.
 #define TESSERA_REQUIRE_GPU()                                                  \

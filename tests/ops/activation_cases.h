@@ -73,17 +73,6 @@ inline void check_silu_and_mul_strided(Device dev, dispatch::Backend backend, DT
   EXPECT_TRUE(all_close(y, y_ref, tolerance_for(dt)));
 }
 
-template <class F>
-void expect_invalid_argument(F f, const char* needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), Status::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 inline void check_activation_bad_input(Device dev, dispatch::Backend backend) {
   const ops::Options o{backend};
   Tensor x = random_tensor({4, 16}, DType::f32, dev);

@@ -140,17 +140,6 @@ inline void check_group_gemm_sweep(Device dev, dispatch::Backend backend) {
 
 // ---- bad input ----
 
-template <class F>
-void expect_invalid_argument(F f, const char* needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), Status::invalid_argument);
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 inline void check_bmm_bad_input(Device dev, dispatch::Backend backend) {
   Tensor a = random_tensor({2, 4, 8}, DType::f32, dev), b = random_tensor({2, 6, 8}, DType::f32, dev);
   Tensor c = poisoned({2, 4, 6}, DType::f32, dev);

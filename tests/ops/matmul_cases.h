@@ -130,25 +130,16 @@ inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
   Tensor a = random_tensor({4, 8}, DType::f32, dev), b = random_tensor({6, 8}, DType::f32, dev);
   Tensor c = poisoned({4, 6}, DType::f32, dev);
   const ops::Options o{backend};
-  auto expect_error = [&](auto f, const char* needle) {
-    try {
-      f();
-      ADD_FAILURE() << "no error; expected one mentioning " << needle;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.status(), Status::invalid_argument);
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
-  expect_error([&] { ops::matmul(a, random_tensor({6, 7}, DType::f32, dev), c, ops::BLayout::nk, {}, o); }, "inner dimensions");
-  expect_error([&] { ops::matmul(a, b, poisoned({4, 5}, DType::f32, dev), ops::BLayout::nk, {}, o); }, "expected shape");
-  expect_error([&] { ops::matmul(a, random_tensor({6, 8}, DType::bf16, dev), c, ops::BLayout::nk, {}, o); }, "dtypes differ");
+  expect_invalid_argument([&] { ops::matmul(a, random_tensor({6, 7}, DType::f32, dev), c, ops::BLayout::nk, {}, o); }, "inner dimensions");
+  expect_invalid_argument([&] { ops::matmul(a, b, poisoned({4, 5}, DType::f32, dev), ops::BLayout::nk, {}, o); }, "expected shape");
+  expect_invalid_argument([&] { ops::matmul(a, random_tensor({6, 8}, DType::bf16, dev), c, ops::BLayout::nk, {}, o); }, "dtypes differ");
   ops::Epilogue wrong_bias;
   wrong_bias.bias = random_tensor({5}, DType::f32, dev);
-  expect_error([&] { ops::matmul(a, b, c, ops::BLayout::nk, wrong_bias, o); }, "bias");
-  expect_error([&] { ops::matmul(a, b, c, ops::BLayout(7), {}, o); }, "b_layout");
+  expect_invalid_argument([&] { ops::matmul(a, b, c, ops::BLayout::nk, wrong_bias, o); }, "bias");
+  expect_invalid_argument([&] { ops::matmul(a, b, c, ops::BLayout(7), {}, o); }, "b_layout");
   ops::Epilogue bad_act;
   bad_act.activation = ops::Activation(42);
-  expect_error([&] { ops::matmul(a, b, c, ops::BLayout::nk, bad_act, o); }, "activation");
+  expect_invalid_argument([&] { ops::matmul(a, b, c, ops::BLayout::nk, bad_act, o); }, "activation");
   for (float v : floats(c)) ASSERT_TRUE(std::isnan(v));
 }
 

@@ -37,22 +37,13 @@ inline void check_matmul_fp8_bad_input(Device dev, dispatch::Backend backend) {
   Tensor a = random_tensor({4, 8}, DType::fp8_e4m3, dev), b = random_tensor({6, 8}, DType::fp8_e4m3, dev);
   Tensor c = poisoned({4, 6}, DType::bf16, dev);
   const ops::Options o{backend};
-  auto expect_error = [&](auto f, const char* needle) {
-    try {
-      f();
-      ADD_FAILURE() << "no error; expected one mentioning " << needle;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.status(), Status::invalid_argument);
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
-  expect_error([&] { ops::matmul_fp8(a, random_tensor({6, 7}, DType::fp8_e4m3, dev), c, 1.f, 1.f, o); }, "inner dimensions");
-  expect_error([&] { ops::matmul_fp8(a, b, poisoned({4, 5}, DType::bf16, dev), 1.f, 1.f, o); }, "expected shape");
-  expect_error([&] { ops::matmul_fp8(random_tensor({4, 8}, DType::bf16, dev), b, c, 1.f, 1.f, o); }, "a is bf16");
-  expect_error([&] { ops::matmul_fp8(a, random_tensor({6, 8}, DType::fp8_e5m2, dev), c, 1.f, 1.f, o); }, "b is fp8_e5m2");
-  expect_error([&] { ops::matmul_fp8(a, b, poisoned({4, 6}, DType::fp8_e4m3, dev), 1.f, 1.f, o); }, "c is fp8_e4m3");
-  expect_error([&] { ops::matmul_fp8(a, b, c, NAN, 1.f, o); }, "finite");
-  expect_error([&] { ops::matmul_fp8(a, Tensor(), c, 1.f, 1.f, o); }, "b is missing");
+  expect_invalid_argument([&] { ops::matmul_fp8(a, random_tensor({6, 7}, DType::fp8_e4m3, dev), c, 1.f, 1.f, o); }, "inner dimensions");
+  expect_invalid_argument([&] { ops::matmul_fp8(a, b, poisoned({4, 5}, DType::bf16, dev), 1.f, 1.f, o); }, "expected shape");
+  expect_invalid_argument([&] { ops::matmul_fp8(random_tensor({4, 8}, DType::bf16, dev), b, c, 1.f, 1.f, o); }, "a is bf16");
+  expect_invalid_argument([&] { ops::matmul_fp8(a, random_tensor({6, 8}, DType::fp8_e5m2, dev), c, 1.f, 1.f, o); }, "b is fp8_e5m2");
+  expect_invalid_argument([&] { ops::matmul_fp8(a, b, poisoned({4, 6}, DType::fp8_e4m3, dev), 1.f, 1.f, o); }, "c is fp8_e4m3");
+  expect_invalid_argument([&] { ops::matmul_fp8(a, b, c, NAN, 1.f, o); }, "finite");
+  expect_invalid_argument([&] { ops::matmul_fp8(a, Tensor(), c, 1.f, 1.f, o); }, "b is missing");
   for (float v : floats(c)) ASSERT_TRUE(std::isnan(v));
 }
 

@@ -97,24 +97,15 @@ inline void check_rope_kv_cache_append_bad_input(Device dev, dispatch::Backend b
   const Tensor inv = from_floats(ops::rope_inv_freq(16, 10000.0), {8}, f, dev);
   const ops::KvCache cache{poisoned({5, 4, 2, 16}, f, dev), poisoned({5, 4, 2, 16}, f, dev), {}};
   const Tensor slots = from_floats({0, -1, 19}, {3}, DType::i64, dev);
-  auto expect_error = [](auto fn, const char* needle) {
-    try {
-      fn();
-      ADD_FAILURE() << "no error; expected one mentioning " << needle;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.status(), Status::invalid_argument);
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
   auto call = [&](const Tensor& qq, const Tensor& kk, const Tensor& vv, const Tensor& pp, int64_t rotary, const ops::KvCache& cc,
                   const Tensor& ss) { ops::rope_kv_cache_append(qq, kk, vv, pp, inv, RopeLayout::neox, rotary, cc, ss, o); };
-  expect_error([&] { call(random_tensor({3, 4, 16}, DType::bf16, dev), k, v, pos, 0, cache, slots); }, "dtype");
-  expect_error([&] { call(q, random_tensor({3, 2, 8}, f, dev), v, pos, 0, cache, slots); }, "head_dim = 8");
-  expect_error([&] { call(q, k, v, random_ints({4}, DType::i32, 0, 9, dev), 0, cache, slots); }, "positions");
-  expect_error([&] { call(q, k, v, pos, 15, cache, slots); }, "rotary_dim");
-  expect_error([&] { call(q, k, random_tensor({3, 3, 16}, f, dev), pos, 0, cache, slots); }, "v is");
-  expect_error([&] { call(q, k, v, pos, 0, cache, from_floats({0, 1, 2}, {3}, DType::i32, dev)); }, "slots");
-  if (dev.is_cpu()) expect_error([&] { call(q, k, v, pos, 0, cache, from_floats({0, -1, 20}, {3}, DType::i64, dev)); }, "slots[2] = 20");
+  expect_invalid_argument([&] { call(random_tensor({3, 4, 16}, DType::bf16, dev), k, v, pos, 0, cache, slots); }, "dtype");
+  expect_invalid_argument([&] { call(q, random_tensor({3, 2, 8}, f, dev), v, pos, 0, cache, slots); }, "head_dim = 8");
+  expect_invalid_argument([&] { call(q, k, v, random_ints({4}, DType::i32, 0, 9, dev), 0, cache, slots); }, "positions");
+  expect_invalid_argument([&] { call(q, k, v, pos, 15, cache, slots); }, "rotary_dim");
+  expect_invalid_argument([&] { call(q, k, random_tensor({3, 3, 16}, f, dev), pos, 0, cache, slots); }, "v is");
+  expect_invalid_argument([&] { call(q, k, v, pos, 0, cache, from_floats({0, 1, 2}, {3}, DType::i32, dev)); }, "slots");
+  if (dev.is_cpu()) expect_invalid_argument([&] { call(q, k, v, pos, 0, cache, from_floats({0, -1, 20}, {3}, DType::i64, dev)); }, "slots[2] = 20");
   EXPECT_TRUE(all_equal(q, q0));
   EXPECT_TRUE(all_equal(k, k0));
   for (float x : floats(cache.k_pages)) ASSERT_TRUE(std::isnan(x));

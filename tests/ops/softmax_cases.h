@@ -68,23 +68,14 @@ inline void check_softmax_bad_input(Device dev, dispatch::Backend backend) {
   const ops::Options o{backend};
   Tensor x = random_tensor({4, 16}, DType::f32, dev);
   Tensor y = poisoned({4, 16}, DType::f32, dev);
-  auto expect_error = [](auto f, const char* needle) {
-    try {
-      f();
-      ADD_FAILURE() << "no error; expected one mentioning " << needle;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.status(), Status::invalid_argument);
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
-  expect_error([&] { ops::softmax(x, poisoned({4, 15}, DType::f32, dev), 1.f, o); }, "shapes differ");
-  expect_error([&] { ops::softmax(x, poisoned({4, 16}, DType::f16, dev), 1.f, o); }, "dtype");
-  expect_error([&] { ops::softmax(Tensor::view(nullptr, {4, 16}, DType::f32, dev), y, 1.f, o); }, "null");
-  expect_error([&] { ops::softmax(x, Tensor::view(nullptr, {4, 16}, DType::f32, dev), 1.f, o); }, "null");
-  expect_error([&] { ops::softmax(x, y, std::numeric_limits<float>::infinity(), o); }, "scale");
-  expect_error([&] { ops::softmax(x, y, std::nanf(""), o); }, "scale");
-  expect_error([&] { ops::softmax(random_tensor({4, 0}, DType::f32, dev), y, 1.f, o); }, "y");
-  if (dev.is_cuda()) expect_error([&] { ops::softmax(x, y.to(Device::cpu()), 1.f, o); }, "devices differ");
+  expect_invalid_argument([&] { ops::softmax(x, poisoned({4, 15}, DType::f32, dev), 1.f, o); }, "shapes differ");
+  expect_invalid_argument([&] { ops::softmax(x, poisoned({4, 16}, DType::f16, dev), 1.f, o); }, "dtype");
+  expect_invalid_argument([&] { ops::softmax(Tensor::view(nullptr, {4, 16}, DType::f32, dev), y, 1.f, o); }, "null");
+  expect_invalid_argument([&] { ops::softmax(x, Tensor::view(nullptr, {4, 16}, DType::f32, dev), 1.f, o); }, "null");
+  expect_invalid_argument([&] { ops::softmax(x, y, std::numeric_limits<float>::infinity(), o); }, "scale");
+  expect_invalid_argument([&] { ops::softmax(x, y, std::nanf(""), o); }, "scale");
+  expect_invalid_argument([&] { ops::softmax(random_tensor({4, 0}, DType::f32, dev), y, 1.f, o); }, "y");
+  if (dev.is_cuda()) expect_invalid_argument([&] { ops::softmax(x, y.to(Device::cpu()), 1.f, o); }, "devices differ");
   for (float v : floats(y)) ASSERT_TRUE(std::isnan(v));
 }
 

@@ -13,8 +13,8 @@ TEST(EmbeddingHost, BadInputIsAnErrorAndWritesNothing) { check_embedding_bad_inp
 TEST(EmbeddingHost, EmptyVocabularyRejectsEveryId) {
   Tensor table = Tensor::empty({0, 4}, DType::f32), ids = random_ints({3}, DType::i64, 0, 1);
   Tensor y = poisoned({3, 4}, DType::f32);
-  expect_invalid([&] { ops::tile_host::embedding({ids, table, y}, {}); }, {"id 0 ", "position 0", "[0, 0)"});
-  expect_invalid([&] { ops::embedding(ids, table, y, {dispatch::Backend::tile_host}); }, {"position 0"});
+  expect_invalid_argument([&] { ops::tile_host::embedding({ids, table, y}, {}); }, {"id 0 ", "position 0", "[0, 0)"});
+  expect_invalid_argument([&] { ops::embedding(ids, table, y, {dispatch::Backend::tile_host}); }, {"position 0"});
   expect_untouched(y);
   // No ids: nothing to do, even with an empty vocabulary.
   ops::embedding(Tensor::empty({0}, DType::i32), table, Tensor::empty({0, 4}, DType::f32), {dispatch::Backend::tile_host});
