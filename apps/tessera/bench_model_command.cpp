@@ -60,23 +60,23 @@ void run_bench(const BenchArgs& a) {
     // The first prefill pays the one-time costs (module loading, the autotuner's first measurements, scratch
     // buffers): reported as cold_ttft. Then the prompts again from an empty cache, timed.
     std::fprintf(stderr, "bench-model: batch %d: prefill of %d x %d tokens (cold, then warm) ...\n", B, B, a.prompt_len);
+    // Greedy tokens chosen on the device, as `tessera generate` does at temperature 0; --host-logits: every
+    // step's logits copied back and the argmax taken here, as a sampler needs.
+    const engine::StepResult result = a.host_logits ? engine::StepResult::logits : engine::StepResult::greedy_tokens;
     auto t0 = std::chrono::steady_clock::now();
-    engine::forward(model, cache, buffers, step);  // returns after the logits reached the host
+    engine::forward(model, cache, buffers, step, result);  // returns after the tokens (or logits) reached the host
     const double cold_s = seconds_since(t0);
     for (int i = 0; i < B; ++i) engine::reset_sequence(cache, i);
     t0 = std::chrono::steady_clock::now();
-    engine::forward(model, cache, buffers, step);
+    engine::forward(model, cache, buffers, step, result);
     const double prefill_s = seconds_since(t0);
-    // Decode: greedy next tokens, one per sequence per step, chosen on the device as `tessera generate`
-    // does at temperature 0 (--host-logits: every step's logits copied back and the argmax taken here, as a
-    // sampler needs); the first steps (a CUDA graph's capture) are not timed.
+    // Decode: one greedy token per sequence per step; the first steps (a CUDA graph's capture) are not timed.
     std::vector<int> next(static_cast<size_t>(B));
-    const engine::StepResult result = a.host_logits ? engine::StepResult::logits : engine::StepResult::greedy_tokens;
     double decode_s = 0;
     for (int s = 0; s < kWarmupSteps + a.decode_steps; ++s) {
       for (int i = 0; i < B; ++i) {
         const float* row = buffers.host_logits.data() + size_t(i) * size_t(V);
-        next[size_t(i)] = s > 0 && !a.host_logits ? buffers.host_tokens[size_t(i)] : int(std::max_element(row, row + V) - row);
+        next[size_t(i)] = a.host_logits ? int(std::max_element(row, row + V) - row) : buffers.host_tokens[size_t(i)];
       }
       step.clear();
       for (int i = 0; i < B; ++i) step.push_back({i, std::span<const int>(&next[size_t(i)], 1)});

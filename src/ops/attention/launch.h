@@ -201,12 +201,11 @@ void launch_rope_kv_cache_append(const RopeKvCacheAppendArgs& a, const dispatch:
 }
 }  // namespace
 
-// Blocks of heads as rope takes them (ops/rope/launch.h): 8 heads when fewer than a wave of 32-head blocks
-// would run (decode steps), else 32.
+// Blocks of heads as rope takes them (ops/rope/rotary.h), over the q, k and v heads together.
 void rope_kv_cache_append(const RopeKvCacheAppendArgs& a, const dispatch::Options& opt) {
-  const int64_t blocks_of_32 = a.q.size(0) * ((a.q.size(1) + 2 * a.k.size(1) + 31) / 32);
+  const bool small_blocks = rope_in_8_head_blocks(a.q.size(0), a.q.size(1) + 2 * a.k.size(1));
   visit_float_dtype(a.k.dtype(), [&](auto t) {
-    if (blocks_of_32 < 128) launch_rope_kv_cache_append<decltype(t), 8>(a, opt);
+    if (small_blocks) launch_rope_kv_cache_append<decltype(t), 8>(a, opt);
     else launch_rope_kv_cache_append<decltype(t), 32>(a, opt);
   });
 }

@@ -27,11 +27,8 @@ void launch_rope(const RopeArgs& a, const dispatch::Options& opt) {
 }  // namespace
 
 void rope(const RopeArgs& a, const dispatch::Options& opt) {
-  // A decode step's few tokens fill only a few blocks of 32 heads, and each block's time is then its
-  // threads' latency chain: 8 heads a block do a quarter of the element work a thread, in 4x the blocks.
-  const int64_t blocks_of_32 = a.x.size(0) * ((a.x.size(1) + 31) / 32);
   visit_float_dtype(a.x.dtype(), [&](auto t) {
-    if (blocks_of_32 < 128) launch_rope<decltype(t), 8, 64, 64>(a, opt);
+    if (rope_in_8_head_blocks(a.x.size(0), a.x.size(1))) launch_rope<decltype(t), 8, 64, 64>(a, opt);
     else launch_rope<decltype(t), 32, 64, 64>(a, opt);
   });
 }
