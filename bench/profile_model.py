@@ -42,6 +42,7 @@ def main():
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--ncu", default="ncu")
     p.add_argument("--decode-steps", type=int, default=0, help="report one decode step, averaged over this many")
+    p.add_argument("--tuned", action="store_true", help="keep the autotuner on (its cache filled beforehand)")
     p.add_argument("--out", required=True)
     a = p.parse_args()
 
@@ -49,7 +50,8 @@ def main():
         cmd = [a.ncu, "--csv", "--log-file", log, "--metrics", "gpu__time_duration.sum", "--cache-control", "none",
                "--clock-control", "none", a.tessera, "bench-model", "--model", a.model, "--random-weights", "--device",
                "cuda", "--prompt-len", str(a.prompt_len), "--batch", str(a.batch), "--decode-steps", str(steps)]
-        run = subprocess.run(cmd, env=dict(os.environ, TESSERA_AUTOTUNE="0"), capture_output=True, text=True)
+        env = dict(os.environ) if a.tuned else dict(os.environ, TESSERA_AUTOTUNE="0")
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True)
         print(run.stdout[-3000:])
         if run.returncode != 0:
             print(run.stderr[-3000:], file=sys.stderr)
@@ -63,8 +65,9 @@ def main():
             us0, calls0 = base.get(name, (0.0, 0))
             if calls > calls0:
                 step[name] = ((us - us0) / a.decode_steps, (calls - calls0) / a.decode_steps)
+        configs = "tuned" if a.tuned else "heuristic"
         write_table(step, a.out, f"one decode step at prompt {a.prompt_len}, batch {a.batch}, the mean of "
-                                 f"{a.decode_steps}", "a `tessera bench-model` decode step")
+                                 f"{a.decode_steps}, {configs} configurations", "a `tessera bench-model` decode step")
     else:
         write_table(base, a.out, f"prompt {a.prompt_len}, batch {a.batch}, 1 decode step")
     print(open(a.out).read()[:6000])

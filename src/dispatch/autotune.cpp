@@ -404,10 +404,9 @@ const Entry* remembered(const std::string& key) {
   auto it = st.memory.find(key);
   return it == st.memory.end() ? nullptr : &it->second;
 }
-}  // namespace
 
-size_t select_index(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic, StreamHandle stream,
-                    Where where, bool tunable) {
+size_t select_index_with(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic,
+                         StreamHandle stream, Where where, bool tunable, const StandIns* stand_ins) {
   if (candidates.empty()) invalid_argument("autotune(" + key.op + "): no candidates");
   if (heuristic >= candidates.size())
     invalid_argument("autotune(" + key.op + "): heuristic index " + std::to_string(heuristic) + " out of range (" +
@@ -429,7 +428,7 @@ size_t select_index(const Key& key, const std::vector<Candidate>& candidates, si
       const size_t i = index_of(candidates, e->choice);
       if (i < candidates.size()) return i;  // otherwise the configuration space changed: tune again
     }
-    if (!tunable) return heuristic;
+    if (!tunable && stand_ins == nullptr) return heuristic;
     timer = st.timer;
   }
   if (!timer && stream_is_capturing(stream)) return heuristic;
@@ -448,10 +447,18 @@ size_t select_index(const Key& key, const std::vector<Candidate>& candidates, si
     for (const auto& c : candidates)
       if (!names.insert(c.name).second) invalid_argument("autotune(" + key.op + "): duplicate candidate " + c.name);
   }
+  std::vector<Candidate> substitutes;
+  if (stand_ins != nullptr) {
+    substitutes = (*stand_ins)();
+    bool same = substitutes.size() == candidates.size();
+    for (size_t i = 0; same && i < candidates.size(); ++i) same = substitutes[i].name == candidates[i].name;
+    if (!same) invalid_argument("autotune(" + key.op + "): the stand-ins do not name the candidates, in order");
+  }
+  const std::vector<Candidate>& timed = stand_ins != nullptr ? substitutes : candidates;
   Entry entry;
   size_t best = candidates.size();
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::optional<double> us = timer ? timer(candidates[i], stream) : gpu_time_us(candidates[i], stream);
+    const std::optional<double> us = timer ? timer(timed[i], stream) : gpu_time_us(timed[i], stream);
     if (!us) continue;
     entry.timings[candidates[i].name] = *us;
     if (best == candidates.size() || *us < entry.us) {
@@ -472,6 +479,17 @@ size_t select_index(const Key& key, const std::vector<Candidate>& candidates, si
     std::call_once(once, [&] { warn(std::string("cannot write the autotune cache: ") + e.what()); });
   }
   return best;
+}
+}  // namespace
+
+size_t select_index(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic, StreamHandle stream,
+                    Where where, bool tunable) {
+  return select_index_with(key, candidates, heuristic, stream, where, tunable, nullptr);
+}
+
+size_t select_index(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic, StreamHandle stream,
+                    Where where, const StandIns& stand_ins) {
+  return select_index_with(key, candidates, heuristic, stream, where, false, stand_ins ? &stand_ins : nullptr);
 }
 
 }  // namespace tessera::dispatch::autotune

@@ -279,6 +279,41 @@ TEST_F(AutotuneTest, HostAndUntunableCallsUseTheHeuristic) {
   EXPECT_EQ(at::select_index(key(), f.candidates, 0, nullptr, at::Where::cuda, false), 1u);
 }
 
+TEST_F(AutotuneTest, StandInsAreTimedInsteadOfTheCall) {
+  Fake call, scratch;
+  FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};
+  at::set_timer(t.get());
+  int built = 0;
+  const at::StandIns stand_ins = [&] {
+    ++built;
+    return scratch.candidates;
+  };
+  // Host backends and captured streams never build them.
+  EXPECT_EQ(at::select_index(key(), call.candidates, 2, nullptr, at::Where::host, stand_ins), 2u);
+  EXPECT_EQ(built, 0);
+  // Tuning times the stand-ins; the call's own candidates are not launched (the caller runs the choice).
+  EXPECT_EQ(at::select_index(key(), call.candidates, 0, nullptr, at::Where::cuda, stand_ins), 1u);
+  EXPECT_EQ(built, 1);
+  EXPECT_EQ(scratch.launched, (std::vector<std::string>{"slow", "fast", "middle"}));
+  EXPECT_TRUE(call.launched.empty());
+  EXPECT_EQ(at::memory_entries().at(key().str()).choice, "fast");
+  // Remembered: neither built nor timed again.
+  EXPECT_EQ(at::select_index(key(), call.candidates, 0, nullptr, at::Where::cuda, stand_ins), 1u);
+  EXPECT_EQ(built, 1);
+  EXPECT_EQ(t.calls, 3);
+  // Stand-ins must name the candidates, in order.
+  const at::StandIns reordered = [&] {
+    auto c = scratch.candidates;
+    std::swap(c[0], c[1]);
+    return c;
+  };
+  expect_invalid_argument([&] { at::select_index(key("other"), call.candidates, 0, nullptr, at::Where::cuda, reordered); },
+                          "stand-ins");
+  // An empty builder is an untunable call: the heuristic.
+  EXPECT_EQ(at::select_index(key("third"), call.candidates, 2, nullptr, at::Where::cuda, at::StandIns{}), 2u);
+  EXPECT_EQ(t.calls, 3);
+}
+
 TEST_F(AutotuneTest, ForcedChoices) {
   Fake f;
   FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};

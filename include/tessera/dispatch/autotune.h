@@ -23,7 +23,8 @@
 // when the op's output does not feed its input (no residual or accumulator aliased to the output, no in-place
 // update). The caller must guarantee it: for a call that is not idempotent, pass tunable = false (the
 // heuristic is used and nothing is remembered, so a later idempotent call of the same shape class tunes), or
-// tune on scratch copies of the operands.
+// pass stand-ins: candidates of the same names that do the same work on scratch outputs, built only when
+// timing is due; they are timed in place of the call's candidates, of which only the chosen one runs.
 //
 // The cache key is (device: GPU name + SM count, op, dtype, shape class). The shape class is the caller's
 // string: it should name the shapes that want the same configuration, e.g. "m128_n4096_k4096" with M rounded
@@ -84,6 +85,11 @@ inline const Candidate& select(const Key& key, const std::vector<Candidate>& can
                                StreamHandle stream, Where where = Where::cuda, bool tunable = true) {
   return candidates[select_index(key, candidates, heuristic, stream, where, tunable)];
 }
+
+// Builds the stand-ins of a call that is not idempotent (see the header comment): same names, same order.
+using StandIns = std::function<std::vector<Candidate>()>;
+size_t select_index(const Key& key, const std::vector<Candidate>& candidates, size_t heuristic,
+                    StreamHandle stream, Where where, const StandIns& stand_ins);
 
 // ---- the timer ----
 // Times one candidate on `stream`: its typical run time in microseconds, or nullopt when it cannot run (the
