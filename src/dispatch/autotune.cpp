@@ -93,7 +93,9 @@ struct State {
   std::optional<bool> enabled_override;
   std::map<std::string, std::string> forced;  // op -> candidate name
   Timer timer;
-  std::mutex tuning;  // one tuning at a time: candidates timed concurrently would disturb each other
+  // One tuning at a time (candidates timed concurrently would disturb each other); recursive, because a
+  // candidate may call an op that is tuned itself, whose tuning then happens in the candidate's warm-up runs.
+  std::recursive_mutex tuning;
 };
 
 State& state() {
@@ -433,7 +435,7 @@ size_t select_index_with(const Key& key, const std::vector<Candidate>& candidate
   }
   if (!timer && stream_is_capturing(stream)) return heuristic;
 
-  std::lock_guard<std::mutex> tuning(st.tuning);
+  std::lock_guard<std::recursive_mutex> tuning(st.tuning);
   {
     // Another thread may have tuned this key while we waited.
     std::lock_guard<std::mutex> lock(st.mutex);

@@ -54,8 +54,8 @@ class Pipeline {
     int64_t n_;
   };
 
-  template <class Acc>
-  StageRange stages(int64_t k_tiles, Acc&) { return StageRange(*this, k_tiles); }
+  template <class... Accs>
+  StageRange stages(int64_t k_tiles, Accs&...) { return StageRange(*this, k_tiles); }
 
   // The consumers are done with the current stage (see the CUDA pipeline): nothing to do on the host.
   void release(const StageT&) {}

@@ -11,6 +11,8 @@
 // consumer steps its stage index and phase over the other consumers' stages.
 // Inside consumers(), only consumer threads run: use no operation that synchronises the whole block.
 #pragma once
+#include <type_traits>
+
 #include "tessera/tile/cuda/hopper/sync.h"
 #include "tessera/tile/cuda/hopper/tma.h"
 #include "tessera/tile/cuda/hopper/wgmma.h"
@@ -140,16 +142,20 @@ class Pipeline {
 
   // The stages of one k loop, in order: dereferencing waits until a stage is full; moving on releases the
   // previous stage once the tensor cores are done with it; the end of the loop waits for the last mma and
-  // releases the last stage. `acc` is the accumulator the loop's mma calls write.
-  template <class Acc>
+  // releases the last stage. `accs` are the accumulators the loop's mma calls write (one mma each a stage:
+  // moving on waits for all but the newest product, so the stage before is done whatever the count).
+  template <class Acc, int ACCS>
   class StageRange {
    public:
-    __device__ StageRange(Pipeline& p, int64_t n, Acc& acc) : p_(p), n_(n), acc_(acc) {}
+    template <class... More>
+    __device__ StageRange(Pipeline& p, int64_t n, Acc& acc, More&... more) : p_(p), n_(n), accs_{&acc, &more...} {}
     __device__ ~StageRange() {
       if (n_ > 0) {
         hopper::wgmma_wait<0>();
 #pragma unroll
-        for (int e = 0; e < Acc::layout::size; ++e) hopper::fence_register(acc_.v[e]);
+        for (int i = 0; i < ACCS; ++i)
+#pragma unroll
+          for (int e = 0; e < Acc::layout::size; ++e) hopper::fence_register(accs_[i]->v[e]);
         if (!p_.previous_released_) p_.arrive_empty(p_.previous_);
       }
       p_.hand_over();  // ping-pong: the mainloop is done, the next consumer may start its own
@@ -179,11 +185,14 @@ class Pipeline {
    private:
     Pipeline& p_;
     int64_t n_;
-    Acc& acc_;
+    Acc* accs_[ACCS];
   };
 
-  template <class Acc>
-  __device__ StageRange<Acc> stages(int64_t k_tiles, Acc& acc) { return StageRange<Acc>(*this, k_tiles, acc); }
+  template <class Acc, class... More>
+  __device__ StageRange<Acc, 1 + sizeof...(More)> stages(int64_t k_tiles, Acc& acc, More&... more) {
+    static_assert((std::is_same_v<Acc, More> && ...), "the accumulators of one k loop share a shape");
+    return StageRange<Acc, 1 + sizeof...(More)>(*this, k_tiles, acc, more...);
+  }
 
   // Inside a k loop, after mma_wait on every product that read the current stage: the producer may refill it
   // now, a stage earlier than the loop would let it (which keeps the last product in flight into the next
