@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--quick", action="store_true", help="a few shapes only")
     ap.add_argument("--shapes", help="MxNxK,... instead of the sweep (e.g. the engine's 1x6144x4096)")
+    ap.add_argument("--glu-only", action="store_true", help="only the matmul_silu_and_mul table")
     args = ap.parse_args()
     ts = Tessera(args.lib)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -68,6 +69,8 @@ def main():
         shapes = [(4096, 4096, 4096), (2048, 14336, 4096), (16, 4096, 4096)]
     if args.shapes:
         shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    if args.glu_only:
+        shapes = []
     rows = []
     print(f"{gpu}: copy {copy_bw:.2f} TB/s")
     for (m, nn, k) in shapes:
@@ -93,6 +96,9 @@ def main():
               f"  ratio {r['ratio']:.3f}  {r['pct_copy']:5.1f}% copy  err {err:.1e}", flush=True)
         del sets, a, w, y, ref
         torch.cuda.empty_cache()
+    glu_table(ts, gpu, copy_bw, l2, dt, args.out)
+    if not rows:
+        return
     med = statistics.median(r["ratio"] for r in rows)
     worst = min(rows, key=lambda r: r["ratio"])
     print(f"median ratio {med:.3f}x, worst {worst['shape']} {worst['ratio']:.3f}x")
@@ -105,6 +111,46 @@ def main():
         f.write("| M x N x K | tessera us | TFLOP/s | cuBLAS us | cuBLAS TFLOP/s | ratio | % of copy (bytes moved) | rel. error |\n|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cublas_us']} | {r['cublas_tflops']} | {r['ratio']}x | {r['pct_copy']} | {r['rel_err']:.1e} |\n")
+
+
+def glu_table(ts, gpu, copy_bw, l2, dt, out):
+    """matmul_silu_and_mul (SwiGLU's gate/up projection, Llama-3.1-8B's I = 14336, K = 4096) at decode sizes:
+    tessera's one op against PyTorch's matmul then F.silu * up, and against tessera's matmul then silu_and_mul."""
+    rows = []
+    i, k = 14336, 4096
+    for m in (1, 16, 32, 64):
+        c = copies_for(2 * (m * k + 2 * i * k + 3 * m * i), l2)
+        sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(2 * i, k, dtype=dt, device="cuda") * 0.05,
+                 torch.empty(m, i, dtype=dt, device="cuda"), torch.empty(m, 2 * i, dtype=dt, device="cuda"))
+                for _ in range(c)]
+        a, w, y, tmp = sets[0]
+        y.fill_(float("nan"))
+        ts.call("tessera_matmul_silu_and_mul", a, w, y, tmp)
+        torch.cuda.synchronize()
+        prod = a.float() @ w.float().t()
+        ref = torch.nn.functional.silu(prod[:, :i]) * prod[:, i:]
+        err = ((y.float() - ref).norm() / ref.norm()).item()
+        fused = bench_graphs(lambda a, w, y, tmp: ts.call("tessera_matmul_silu_and_mul", a, w, y, tmp), sets)
+        two_ops = bench_graphs(lambda a, w, y, tmp: (ts.call("tessera_matmul", a, w, tmp, 0, None, 0, 1.0, None),
+                                                     ts.call("tessera_silu_and_mul", tmp, y)), sets)
+        torch_us = bench_graphs(lambda a, w, y, tmp: torch.mul(torch.nn.functional.silu(torch.matmul(a, w.t(), out=tmp)[:, :i]),
+                                                               tmp[:, i:], out=y), sets)
+        pct = 100 * 2 * (2 * i * k) / (fused * 1e-6) / 1e12 / copy_bw
+        rows.append(dict(m=m, fused_us=round(fused, 2), two_ops_us=round(two_ops, 2), torch_us=round(torch_us, 2),
+                         vs_torch=round(torch_us / fused, 3), pct_copy=round(pct, 1), rel_err=err))
+        print(f"matmul_silu_and_mul {m}x{i}x{k}: tessera {fused:.1f} us ({pct:.1f}% copy), tessera matmul + "
+              f"silu_and_mul {two_ops:.1f} us, torch {torch_us:.1f} us (x {torch_us / fused:.3f}), err {err:.1e}", flush=True)
+        del sets, a, w, y, tmp, prod, ref
+        torch.cuda.empty_cache()
+    with open(os.path.join(out, "matmul_glu_bench.md"), "w") as f:
+        f.write(f"# matmul_silu_and_mul, bf16, {gpu}, {datetime.date.today().isoformat()}\n\n"
+                f"c = silu(x @ Wg^T) * (x @ Wu^T), I = {i}, K = {k} (Llama-3.1-8B's MLP). PyTorch: torch.matmul (cuBLAS) "
+                f"into [M, 2I], then F.silu * up. CUDA graphs of 10 calls over inputs rotated past 3x L2, medians; "
+                f"copy bandwidth {copy_bw:.2f} TB/s.\n\n| M | tessera us | % of copy (weights) | tessera matmul + silu_and_mul us "
+                f"| PyTorch us | PyTorch / tessera | rel. error |\n|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write(f"| {r['m']} | {r['fused_us']} | {r['pct_copy']} | {r['two_ops_us']} | {r['torch_us']} | {r['vs_torch']}x "
+                    f"| {r['rel_err']:.1e} |\n")
 
 
 if __name__ == "__main__":

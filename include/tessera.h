@@ -100,6 +100,10 @@ tessera_status tessera_embedding(const tessera_tensor* ids, const tessera_tensor
 tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
                               const tessera_tensor* bias, int32_t activation, float alpha,
                               const tessera_tensor* residual, const tessera_options* options);
+/* SwiGLU's projection: c = silu(a @ Wg^T) * (a @ Wu^T), w = [Wg; Wu] [2I, K], c [..., I]; a, w, c one dtype.
+ * scratch ([..., 2I], c's dtype) may be NULL: it holds the product when no fused kernel applies. */
+tessera_status tessera_matmul_silu_and_mul(const tessera_tensor* a, const tessera_tensor* w, const tessera_tensor* c,
+                                           const tessera_tensor* scratch, const tessera_options* options);
 /* Batched matmul: c[i] = alpha * act(a[i] @ b[i] + bias) + residual[i]. a [B, M, K]; b [B, N, K] (b_layout 0) or
  * [B, K, N] (1); c and residual [B, M, N]; bias [N]. Any batch and row strides, unit-stride last dims. */
 tessera_status tessera_bmm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,

@@ -177,6 +177,15 @@ tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, 
   });
 }
 
+tessera_status tessera_matmul_silu_and_mul(const tessera_tensor* a, const tessera_tensor* w, const tessera_tensor* c,
+                                           const tessera_tensor* scratch, const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "matmul_silu_and_mul";
+    ops::matmul_silu_and_mul(to_tensor(a, op, "a"), to_tensor(w, op, "w"), to_tensor(c, op, "c"),
+                             scratch ? to_tensor(scratch, op, "scratch") : Tensor(), to_options(options));
+  });
+}
+
 tessera_status tessera_bmm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
                            const tessera_tensor* bias, int32_t activation, float alpha, const tessera_tensor* residual,
                            const tessera_options* options) {

@@ -36,6 +36,7 @@ class AutotuneTest : public ::testing::Test {
     at::force("test_op", "");
     at::force("fmha", "");
     at::force("fmha_varlen", "");
+    at::force("matmul_silu_and_mul", "");
     at::clear_memory_cache();
   }
   std::string cache_file() const { return dir_ + "/autotune.json"; }

@@ -17,4 +17,12 @@ TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {
   TESSERA_REQUIRE_GPU();
   check_matmul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);
 }
+TEST(MatmulGpu, SiluAndMulMatchesTheReference) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_silu_and_mul(Device::cuda(), dispatch::Backend::tile_cuda);
+}
+TEST(MatmulGpu, SiluAndMulBadInputIsAnErrorAndWritesNothing) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_silu_and_mul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);
+}
 }  // namespace tessera::testing

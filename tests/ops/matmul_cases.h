@@ -143,4 +143,58 @@ inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
   for (float v : floats(c)) ASSERT_TRUE(std::isnan(v));
 }
 
+// matmul_silu_and_mul: c = silu(a @ Wg^T) * (a @ Wu^T), against the reference, for each of its configurations
+// forced (the fused kernel at each padding width of M, I not a multiple of its weight tiles, K long enough to be
+// split over blocks and not a multiple of its slices; the unfused path with and without a scratch) and the
+// default choice, 16-bit and 32-bit inputs, rows past the fused kernel's 64. Outputs start poisoned.
+inline void check_matmul_silu_and_mul(Device dev, dispatch::Backend backend) {
+  namespace at = dispatch::autotune;
+  struct Case { Shape a; int64_t i; };
+  const Case cases[] = {{{1, 64}, 1},    {{1, 72}, 200},   {{5, 1000}, 130}, {{16, 4096}, 33},
+                        {{33, 520}, 96}, {{64, 2048}, 65}, {{2, 3, 256}, 130}, {{67, 200}, 72}};
+  auto check = [&](DType dt, const Case& cs, bool with_scratch) {
+    SCOPED_TRACE(std::string(dtype_name(dt)) + " a" + shape_str(cs.a) + " I=" + std::to_string(cs.i) +
+                 (with_scratch ? " scratch" : ""));
+    const int64_t k = cs.a.back();
+    Shape out = cs.a, wide = cs.a;
+    out.back() = cs.i;
+    wide.back() = 2 * cs.i;
+    Tensor a = random_tensor(cs.a, dt, dev), w = random_tensor({2 * cs.i, k}, dt, dev);
+    Tensor c = poisoned(out, dt, dev), c_ref = poisoned(out, dt, dev);
+    const Tensor scratch = with_scratch ? poisoned(wide, dt, dev) : Tensor();
+    ops::matmul_silu_and_mul(a, w, c, scratch, {backend});
+    ops::matmul_silu_and_mul(a, w, c_ref, {}, {dispatch::Backend::reference});
+    // The unfused path rounds the product to the dtype before silu_and_mul: two roundings more than the fused.
+    Tolerance tol = matmul_tolerance(dt, dt, k);
+    if (dt != DType::f32) tol = {tol.abs * 3, tol.rel * 3};
+    EXPECT_TRUE(all_close(c, c_ref, tol));
+  };
+  for (const char* name : {"swapab_bw64_bk128", "swapab_bw128_bk64", "unfused", ""}) {
+    SCOPED_TRACE(std::string("configuration ") + (*name ? name : "(default)"));
+    at::force("matmul_silu_and_mul", name);
+    for (const auto& cs : cases) check(DType::bf16, cs, std::string(name) == "unfused");
+    check(DType::f16, cases[2], false);
+    check(DType::f16, cases[7], true);
+  }
+  at::force("matmul_silu_and_mul", "");
+  check(DType::f32, cases[2], true);
+  check(DType::f32, cases[0], false);
+}
+
+inline void check_matmul_silu_and_mul_bad_input(Device dev, dispatch::Backend backend) {
+  Tensor a = random_tensor({4, 8}, DType::f32, dev), w = random_tensor({6, 8}, DType::f32, dev);
+  Tensor c = poisoned({4, 3}, DType::f32, dev);
+  const ops::Options o{backend};
+  expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, random_tensor({6, 7}, DType::f32, dev), c, {}, o); },
+                          "inner dimensions");
+  expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, random_tensor({5, 8}, DType::f32, dev), poisoned({4, 2}, DType::f32, dev), {}, o); },
+                          "even");
+  expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, w, poisoned({4, 6}, DType::f32, dev), {}, o); }, "expected shape");
+  expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, random_tensor({6, 8}, DType::bf16, dev), c, {}, o); }, "dtypes differ");
+  expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, w, c, poisoned({4, 3}, DType::f32, dev), o); }, "scratch");
+  expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, w, c, poisoned({4, 6}, DType::bf16, dev), o); }, "scratch");
+  expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, w, Tensor(), {}, o); }, "c");
+  for (float v : floats(c)) ASSERT_TRUE(std::isnan(v));
+}
+
 }  // namespace tessera::testing

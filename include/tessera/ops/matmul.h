@@ -25,6 +25,14 @@ struct Epilogue {
 void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout = BLayout::nk,
             const Epilogue& epilogue = {}, const Options& options = {});
 
+// The gated projection of a SwiGLU MLP: c = silu(a @ Wg^T) * (a @ Wu^T), fp32 accumulation, where
+// w = [Wg; Wu] is [2I, K] (the gate rows, then the up rows: the layout silu_and_mul reads) and c is [..., I].
+// a, w and c share a dtype (f32, f16, bf16). For few rows (decode) one kernel computes both products and
+// multiplies them, and the [..., 2I] product is never written; otherwise it is matmul into `scratch`
+// ([..., 2I], c's dtype, contiguous; a buffer of the call's own when empty), then silu_and_mul.
+void matmul_silu_and_mul(const Tensor& a, const Tensor& w, const Tensor& c, const Tensor& scratch = {},
+                         const Options& options = {});
+
 // Batched matmul: c[i] = alpha * act(a[i] @ b[i] + bias) + residual[i] for every i < B, fp32 accumulation.
 // a: [B, M, K]; b: [B, N, K] or [B, K, N] per `b_layout`; c and residual: [B, M, N]; bias: [N]. Any batch and
 // row strides (a batch stride of 0 repeats one matrix); the last dim of each is unit-stride. Dtypes as matmul.

@@ -56,8 +56,12 @@ void llama_layers(const Model& model, const PagedKvCache& cache, const Step& s) 
     ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x), s.opt);
     // MLP block: x += down(silu(gate) * up) of rms_norm(x).
     ops::rms_norm(s.x, L.mlp_norm, s.xn, eps, s.opt);
-    ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, ops::BLayout::nk, epilogue(L.gate_up.bias), s.opt);
-    ops::silu_and_mul(s.mlp_in, s.mlp_act, s.opt);
+    if (L.gate_up.bias.data() == nullptr) {  // one op: for a decode step, one kernel that never writes [T, 2I]
+      ops::matmul_silu_and_mul(s.xn, L.gate_up.weight, s.mlp_act, s.mlp_in, s.opt);
+    } else {
+      ops::matmul(s.xn, L.gate_up.weight, s.mlp_in, ops::BLayout::nk, epilogue(L.gate_up.bias), s.opt);
+      ops::silu_and_mul(s.mlp_in, s.mlp_act, s.opt);
+    }
     ops::matmul(s.mlp_act, L.down.weight, s.x, ops::BLayout::nk, epilogue_plus(L.down.bias, s.x), s.opt);
   }
 }

@@ -27,6 +27,14 @@ struct MatmulFp8Args {
   float scale = 1.f;  // scale_a * scale_b
 };
 
+struct MatmulSiluAndMulArgs {
+  Tensor a, w, c;  // [..., K]; [2I, K] (gate rows, then up rows); [..., I]
+  Tensor scratch;  // [..., 2I] of c's dtype for the unfused path, or empty (a buffer of the call's own)
+};
+
+// Registers matmul_silu_and_mul with the dispatcher (called by register_matmul_ops).
+void register_matmul_silu_and_mul_op();
+
 // Registers matmul_fp8 with the dispatcher (called by register_matmul_ops).
 void register_matmul_fp8_op();
 
@@ -41,7 +49,8 @@ dispatch::autotune::Key matmul_tune_key(DType dtype, int64_t m, int64_t n, int64
   void matmul(const MatmulArgs& args, const dispatch::Options& opt);             \
   void bmm(const BmmArgs& args, const dispatch::Options& opt);                   \
   void group_gemm(const GroupGemmArgs& args, const dispatch::Options& opt);      \
-  void matmul_fp8(const MatmulFp8Args& args, const dispatch::Options& opt);
+  void matmul_fp8(const MatmulFp8Args& args, const dispatch::Options& opt);      \
+  void matmul_silu_and_mul(const MatmulSiluAndMulArgs& args, const dispatch::Options& opt);
 namespace reference { TESSERA_MATMUL_BACKEND_DECLS }
 namespace tile_host { TESSERA_MATMUL_BACKEND_DECLS }
 namespace tile_cuda { TESSERA_MATMUL_BACKEND_DECLS }

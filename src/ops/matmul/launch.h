@@ -43,7 +43,9 @@
 #include "ops/matmul/args.h"
 #include "ops/matmul/matmul.tile.h"
 #include "ops/matmul/matmul_staged.tile.h"
+#include "ops/matmul/matmul_glu.tile.h"
 #include "ops/matmul/matmul_swapab.tile.h"
+#include "tessera/ops/activation.h"
 #include "tessera/dispatch/autotune.h"
 #include "tessera/runtime/workspace.h"
 
@@ -373,6 +375,91 @@ void matmul(const MatmulArgs& a, const dispatch::Options& opt) {
     using T = decltype(t);
     if (a.c.dtype() == DType::f32) launch_layout<T, float>(a, opt);
     else launch_layout<T, T>(a, opt);
+  });
+}
+
+namespace {
+// matmul_silu_and_mul for M <= 64 in one kernel (matmul_glu.tile.h): splits and stages as the swap-AB matmul.
+template <class T, int BW, int MT, int BK, int CONSUMERS>
+void launch_silu_and_mul_swapab_rows(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
+  constexpr int kStages = std::min<int>(16, int(216 * 1024 / ((size_t(2 * BW + MT) * BK * sizeof(T) + 1023) / 1024 * 1024)));
+  using K = kernels::MatmulSiluAndMulSwapAB<T, BW, MT, BK, kStages, CONSUMERS>;
+  typename K::Params p{};
+  p.w = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.w));
+  p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
+  const auto c = as_rows<T>(a.c);
+  const int64_t n = c.extent[1], k = a.a.size(-1);
+  p.c = transposed(c);
+  p.up_row = n;
+  p.k_tiles = (k + BK - 1) / BK;
+  p.schedule = {(n + BW - 1) / BW, 1, 8, 1};
+  const int64_t sms = tile::active::multiprocessor_count();
+  p.schedule.splits = choose_splits_streaming(p.schedule.tiles(), p.k_tiles, sms);
+  p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
+  p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
+  p.up_partial_row = p.schedule.tile_rows * BW;
+  if (p.schedule.splits > 1) {  // gate and up partials, [splits, 2 I', M] as whole BW x MT tiles
+    const int64_t rows = 2 * p.up_partial_row;
+    p.partials.data = static_cast<float*>(
+        workspace("matmul.split_k", size_t(p.schedule.splits * rows * MT) * sizeof(float), a.c.device()));
+    p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = rows; p.partials.extent[2] = MT;
+    p.partials.stride[0] = rows * MT; p.partials.stride[1] = MT; p.partials.stride[2] = 1;
+    p.arrivals.data = static_cast<int32_t*>(zeroed_workspace(
+        "matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), a.c.device()));
+    p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = 1;
+    p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
+  }
+  tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
+}
+
+template <class T, int BW, int BK, int CONSUMERS>
+void launch_silu_and_mul_swapab(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
+  const int64_t m = a.c.numel() / a.c.size(-1);
+  if (m <= 16) launch_silu_and_mul_swapab_rows<T, BW, 16, BK, CONSUMERS>(a, opt);
+  else if (m <= 32) launch_silu_and_mul_swapab_rows<T, BW, 32, BK, CONSUMERS>(a, opt);
+  else launch_silu_and_mul_swapab_rows<T, BW, 64, BK, CONSUMERS>(a, opt);
+}
+
+// The two ops one after the other: the product into the scratch (or a buffer of this call), then silu_and_mul.
+void silu_and_mul_after_matmul(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
+  Shape wide = a.c.shape();
+  wide.back() *= 2;
+  const Tensor product = a.scratch.data() != nullptr ? a.scratch : Tensor::empty(wide, a.c.dtype(), a.c.device());
+  matmul(MatmulArgs{a.a, a.w, product, BLayout::nk, {}}, opt);
+  dispatch::Options here = opt;
+#if defined(__CUDACC__)
+  here.backend = dispatch::Backend::tile_cuda;
+#else
+  here.backend = dispatch::Backend::tile_host;
+#endif
+  ops::silu_and_mul(product, a.c, here);
+}
+}  // namespace
+
+void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
+  namespace at = dispatch::autotune;
+  const int64_t n = a.c.size(-1), k = a.a.size(-1), m = a.c.numel() / n;
+  const bool fits = staged_fits(MatmulArgs{a.a, a.w, a.c, BLayout::nk, {}}) && m <= 64;
+  if (!fits) return silu_and_mul_after_matmul(a, opt);
+  visit_float_dtype(a.a.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if constexpr (sizeof(T) == 2) {
+      const std::vector<at::Candidate> candidates = {
+          {"swapab_bw64_bk128", [&] { launch_silu_and_mul_swapab<T, 64, 128, 1>(a, opt); }},
+          {"swapab_bw128_bk64", [&] { launch_silu_and_mul_swapab<T, 128, 64, 2>(a, opt); }},
+          {"unfused", [&] { silu_and_mul_after_matmul(a, opt); }}};
+#if defined(__CUDACC__)
+      constexpr auto where = at::Where::cuda;
+      constexpr size_t heuristic = 0;
+#else  // the host's few-row matmul is faster than a 64-row weight tile per block: fused only when forced
+      constexpr auto where = at::Where::host;
+      constexpr size_t heuristic = 2;
+#endif
+      const at::Key key = at::make_key(
+          "matmul_silu_and_mul", std::string(dtype_name(a.a.dtype())) + (a.scratch.data() ? "" : "_no_scratch"),
+          at::shape_class({{"m", at::pow2_bucket(m)}, {"n", n}, {"k", k}}));
+      candidates[at::select_index(key, candidates, heuristic, opt.stream, where)].launch();
+    }
   });
 }
 

@@ -13,8 +13,18 @@ dispatch::Op<MatmulArgs>& matmul_op() {
 }
 }  // namespace
 
+dispatch::Op<MatmulSiluAndMulArgs>& matmul_silu_and_mul_op() {
+  static dispatch::Op<MatmulSiluAndMulArgs>& op = register_op<MatmulSiluAndMulArgs>(
+      "matmul_silu_and_mul", &reference::matmul_silu_and_mul, &tile_host::matmul_silu_and_mul,
+      TESSERA_CUDA_FN(tile_cuda::matmul_silu_and_mul));
+  return op;
+}
+
+void register_matmul_silu_and_mul_op() { matmul_silu_and_mul_op(); }
+
 void register_matmul_ops() {
   matmul_op();
+  register_matmul_silu_and_mul_op();
   register_batched_matmul_ops();
   register_matmul_fp8_op();
 }
@@ -75,6 +85,42 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout,
   ck.require(std::isfinite(epilogue.alpha), "alpha must be finite");
   if (c.numel() == 0) return;
   matmul_op()({a, b, c, b_layout, epilogue}, a.device(), options);
+}
+
+void matmul_silu_and_mul(const Tensor& a, const Tensor& w, const Tensor& c, const Tensor& scratch,
+                         const Options& options) {
+  const Checker ck{"matmul_silu_and_mul"};
+  ck.defined(a, "a");
+  ck.defined(w, "w");
+  ck.defined(c, "c");
+  ck.rank_at_least(a, "a", 1);
+  ck.require(w.ndim() == 2, "w is " + w.str() + "; expected a 2-D matrix [2I, K]");
+  ck.dtype_in(a, "a", {DType::f32, DType::f16, DType::bf16});
+  ck.same_dtype(a, "a", w, "w");
+  ck.same_dtype(a, "a", c, "c");
+  ck.same_device(a, "a", w, "w");
+  ck.same_device(a, "a", c, "c");
+  const int64_t k = a.size(-1);
+  ck.require(w.size(1) == k, "a is " + a.str() + " and w is " + w.str() + ": inner dimensions differ (" +
+                                 std::to_string(k) + " vs " + std::to_string(w.size(1)) + ")");
+  ck.require(w.size(0) % 2 == 0, "w is " + w.str() + "; its rows (gate, then up) must be even in number");
+  Shape want = a.shape();
+  want.back() = w.size(0) / 2;
+  ck.require(c.shape() == want, "c is " + c.str() + "; expected shape " + shape_str(want));
+  for (auto [t, name] : {std::pair{&a, "a"}, std::pair{&w, "w"}, std::pair{&c, "c"}}) {
+    ck.last_dim_contiguous(*t, name);
+    ck.rows_fold(*t, name);
+  }
+  if (scratch.data() != nullptr) {
+    Shape wide = want;
+    wide.back() *= 2;
+    ck.require(scratch.shape() == wide, "scratch is " + scratch.str() + "; expected shape " + shape_str(wide));
+    ck.same_dtype(c, "c", scratch, "scratch");
+    ck.same_device(a, "a", scratch, "scratch");
+    ck.require(scratch.is_contiguous(), "scratch must be contiguous");
+  }
+  if (c.numel() == 0) return;
+  matmul_silu_and_mul_op()({a, w, c, scratch}, a.device(), options);
 }
 
 }  // namespace tessera::ops

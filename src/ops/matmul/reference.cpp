@@ -34,4 +34,22 @@ void matmul(const MatmulArgs& args, const dispatch::Options&) {
   write_float_vector(args.c, c);
 }
 
+// c = silu(a @ Wg^T) * (a @ Wu^T), both products in double and nothing rounded in between.
+void matmul_silu_and_mul(const MatmulSiluAndMulArgs& args, const dispatch::Options&) {
+  const int64_t k = args.a.size(-1), m = args.a.numel() / std::max<int64_t>(k, 1);
+  const int64_t n = args.c.size(-1);
+  const auto a = to_float_vector(args.a), w = to_float_vector(args.w);
+  std::vector<float> c(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double gate = 0, up = 0;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        gate += double(a[i * k + kk]) * w[j * k + kk];
+        up += double(a[i * k + kk]) * w[(n + j) * k + kk];
+      }
+      c[i * n + j] = float(gate / (1.0 + std::exp(-gate)) * up);
+    }
+  write_float_vector(args.c, c);
+}
+
 }  // namespace tessera::ops::reference

@@ -15,6 +15,16 @@ void add_matmul_self_checks(std::vector<SelfCheck>& out) {
                    matmul(a, w, c_ref, BLayout::nk, e, {dispatch::Backend::reference});
                    return compare(c, c_ref, tolerance(dt));
                  }});
+  out.push_back({"matmul_silu_and_mul", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   // Decode-sized: one kernel on the GPU (16-bit, 16-byte rows), I not a multiple of its tiles.
+                   std::mt19937_64 gen(seed);
+                   const int64_t m = 3, i = 130, k = 1000;
+                   Tensor a = random(gen, {m, k}, dt, dev), w = random(gen, {2 * i, k}, dt, dev);
+                   Tensor c = poisoned({m, i}, dt, dev), c_ref = poisoned({m, i}, dt, dev);
+                   matmul_silu_and_mul(a, w, c, {}, {b});
+                   matmul_silu_and_mul(a, w, c_ref, {}, {dispatch::Backend::reference});
+                   return compare(c, c_ref, tolerance(dt));
+                 }});
   out.push_back({"bmm", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
                    std::mt19937_64 gen(seed);
                    const int64_t batch = 3, m = 67, n = 45, k = 97;
