@@ -382,8 +382,8 @@ namespace {
 // matmul_silu_and_mul for M <= 64 in one kernel (matmul_glu.tile.h): splits and stages as the swap-AB matmul.
 template <class T, int BW, int MT, int BK, int CONSUMERS>
 void launch_silu_and_mul_swapab_rows(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
-  constexpr int kStages = std::min<int>(16, int(216 * 1024 / ((size_t(2 * BW + MT) * BK * sizeof(T) + 1023) / 1024 * 1024)));
-  using K = kernels::MatmulSiluAndMulSwapAB<T, BW, MT, BK, kStages, CONSUMERS>;
+  // A stage holds two weight tiles (gate and up): as many stages as for one tile twice as tall.
+  using K = kernels::MatmulSiluAndMulSwapAB<T, BW, MT, BK, swapab_stages<T, 2 * BW, MT, BK>(), CONSUMERS>;
   typename K::Params p{};
   p.w = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.w));
   p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));

@@ -16,8 +16,7 @@
 // Edges: the copy engine reads zeros past the weights' 2I rows, M and K; a gate tile that runs past row I reads
 // up rows, but only into outputs past I, which the store drops.
 #pragma once
-#include "tessera/tile/staged.h"
-#include "tessera/tile/tile.h"
+#include "ops/matmul/matmul_swapab.tile.h"
 
 namespace tessera::ops::kernels {
 
@@ -48,12 +47,10 @@ struct MatmulSiluAndMulSwapAB {
   TILE_DEVICE static void before_dependencies(Block& blk, const Params& p) {
     if (blk.bid(0) >= p.schedule.count()) return;
     const tile::TileIndex t = p.schedule.at(blk.bid(0));
-    const int64_t k_first = t.split * p.k_tiles_per_split;
-    int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
-    if (k_count > STAGES) k_count = STAGES;
-    for (int64_t k = 0; k < k_count; ++k) {
-      prefetch(blk, p.w, {t.row * BW, (k_first + k) * BK});
-      prefetch(blk, p.w, {p.up_row + t.row * BW, (k_first + k) * BK});
+    const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
+    for (int64_t k = 0; k < ks.count && k < STAGES; ++k) {
+      prefetch(blk, p.w, {t.row * BW, (ks.first + k) * BK});
+      prefetch(blk, p.w, {p.up_row + t.row * BW, (ks.first + k) * BK});
     }
   }
 
@@ -62,17 +59,16 @@ struct MatmulSiluAndMulSwapAB {
     auto pipe = make_pipeline<Pipe>(blk);
     for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
       const int64_t n0 = t.row * BW;
-      const int64_t k_first = t.split * p.k_tiles_per_split;
-      const int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
-      pipe.producer(k_count, [&](Stage& s, int64_t k) {
-        load_async(blk, s.a, p.w, {n0, (k_first + k) * BK});
-        load_async(blk, s.b, p.w, {p.up_row + n0, (k_first + k) * BK});
-        load_async(blk, s.c, p.a, {0, (k_first + k) * BK});
+      const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
+      pipe.producer(ks.count, [&](Stage& s, int64_t k) {
+        load_async(blk, s.a, p.w, {n0, (ks.first + k) * BK});
+        load_async(blk, s.b, p.w, {p.up_row + n0, (ks.first + k) * BK});
+        load_async(blk, s.c, p.a, {0, (ks.first + k) * BK});
       });
       pipe.consumers([&] {
         auto gate = mma_accumulator<BW, MT>(pipe);
         auto up = mma_accumulator<BW, MT>(pipe);
-        for (const Stage& s : pipe.stages(k_count, gate, up)) {
+        for (const Stage& s : pipe.stages(ks.count, gate, up)) {
           mma(gate, s.a, transpose(s.c));
           mma(up, s.b, transpose(s.c));
         }

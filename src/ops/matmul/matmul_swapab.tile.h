@@ -31,6 +31,16 @@
 
 namespace tessera::ops::kernels {
 
+// The k slices that split `split` of a weight tile streams: K's k_tiles slices in runs of per_split, the last
+// run shorter when they do not divide.
+struct KSlices {
+  int64_t first, count;
+};
+TILE_HD KSlices k_slices(int64_t split, int64_t k_tiles, int64_t per_split) {
+  const int64_t first = split * per_split;
+  return {first, k_tiles - first < per_split ? k_tiles - first : per_split};
+}
+
 template <class T, class TO, int BW, int MT, int BK, int STAGES, int CONSUMERS, bool FIXUP = true>
 struct MatmulSwapAB {
   static_assert(BW == 64 * CONSUMERS, "each consumer warpgroup owns 64 weight rows");
@@ -59,10 +69,8 @@ struct MatmulSwapAB {
   TILE_DEVICE static void before_dependencies(Block& blk, const Params& p) {
     if (blk.bid(0) >= p.schedule.count()) return;
     const tile::TileIndex t = p.schedule.at(blk.bid(0));
-    const int64_t k_first = t.split * p.k_tiles_per_split;
-    int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
-    if (k_count > STAGES) k_count = STAGES;
-    for (int64_t k = 0; k < k_count; ++k) prefetch(blk, p.b, {t.row * BW, (k_first + k) * BK});
+    const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
+    for (int64_t k = 0; k < ks.count && k < STAGES; ++k) prefetch(blk, p.b, {t.row * BW, (ks.first + k) * BK});
   }
 
   template <class Block>
@@ -70,15 +78,14 @@ struct MatmulSwapAB {
     auto pipe = make_pipeline<Pipe>(blk);
     for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
       const int64_t n0 = t.row * BW;
-      const int64_t k_first = t.split * p.k_tiles_per_split;
-      const int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
-      pipe.producer(k_count, [&](Stage& s, int64_t k) {
-        load_async(blk, s.a, p.b, {n0, (k_first + k) * BK});
-        load_async(blk, s.b, p.a, {0, (k_first + k) * BK});
+      const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
+      pipe.producer(ks.count, [&](Stage& s, int64_t k) {
+        load_async(blk, s.a, p.b, {n0, (ks.first + k) * BK});
+        load_async(blk, s.b, p.a, {0, (ks.first + k) * BK});
       });
       pipe.consumers([&] {
         auto acc = mma_accumulator<BW, MT>(pipe);
-        for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
+        for (const Stage& s : pipe.stages(ks.count, acc)) mma(acc, s.a, transpose(s.b));
         if (p.schedule.splits > 1) {
           store(blk, p.partials[t.split], {n0, 0}, acc);
           if (!FIXUP) return;  // SplitKReduce finishes the tile
