@@ -142,8 +142,8 @@ class Pipeline {
 
   // The stages of one k loop, in order: dereferencing waits until a stage is full; moving on releases the
   // previous stage once the tensor cores are done with it; the end of the loop waits for the last mma and
-  // releases the last stage. `accs` are the accumulators the loop's mma calls write (one mma each a stage:
-  // moving on waits for all but the newest product, so the stage before is done whatever the count).
+  // releases the last stage. `accs` are the accumulators the loop's mma calls write, one mma each a stage:
+  // moving on waits until only the current stage's products may be pending, so the stage before is free.
   template <class Acc, int ACCS>
   class StageRange {
    public:
@@ -168,7 +168,7 @@ class Pipeline {
         return r->p_.stage_at(r->p_.stage_);
       }
       __device__ iterator& operator++() {
-        hopper::wgmma_wait<1>();  // the mma of the stage before this one is done
+        hopper::wgmma_wait<ACCS>();  // the mmas of the stage before this one are done; this stage's may run on
         if (k > 0 && !r->p_.previous_released_) r->p_.arrive_empty(r->p_.previous_);
         r->p_.previous_ = r->p_.stage_;
         r->p_.previous_released_ = r->p_.current_released_;
