@@ -184,6 +184,36 @@ int64_t choose_splits_streaming(int64_t tiles, int64_t k_tiles, int64_t sms) {
 // one wave holds (each block one split of one tile).
 enum class SwapABSplits { fill_waves, one_wave };
 
+// The schedule of a swap-AB launch over n weight rows and K = k: BW-row tiles, K split per `rule`, and when
+// split, the fp32 partials [splits, planes x N', MT] (N' = n padded to whole tiles, `planes` accumulators a
+// tile: each is then stored and read back pair by pair, without edge tests) and, for an in-kernel fix-up, the
+// per-tile arrival counters. Returns the multiprocessor count (the persistent grid's size).
+template <int BW, int BK, class Params>
+int64_t plan_swapab_splits(Params& p, int64_t n, int64_t k, SwapABSplits rule, int64_t planes, int64_t mt,
+                           bool counters, Device device) {
+  p.k_tiles = (k + BK - 1) / BK;
+  p.schedule = {(n + BW - 1) / BW, 1, 8, 1};
+  const int64_t sms = tile::active::multiprocessor_count();
+  p.schedule.splits = rule == SwapABSplits::one_wave
+                          ? std::clamp<int64_t>(std::min(sms / p.schedule.tiles(), p.k_tiles / 8), 1, 16)
+                          : choose_splits_streaming(p.schedule.tiles(), p.k_tiles, sms);
+  p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
+  p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
+  if (p.schedule.splits == 1) return sms;
+  const int64_t rows = planes * p.schedule.tile_rows * BW;
+  p.partials.data = static_cast<float*>(
+      workspace("matmul.split_k", size_t(p.schedule.splits * rows * mt) * sizeof(float), device));
+  p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = rows; p.partials.extent[2] = mt;
+  p.partials.stride[0] = rows * mt; p.partials.stride[1] = mt; p.partials.stride[2] = 1;
+  if (counters) {
+    p.arrivals.data = static_cast<int32_t*>(
+        zeroed_workspace("matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), device));
+    p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = 1;
+    p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
+  }
+  return sms;
+}
+
 template <class T, class TO, int BW, int MT, int BK, int CONSUMERS, bool FIXUP>
 void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapABSplits rule) {
   using K = kernels::MatmulSwapAB<T, TO, BW, MT, BK, swapab_stages<T, BW, MT, BK>(), CONSUMERS, FIXUP>;
@@ -201,29 +231,7 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapA
     p.bias.stride[0] = 1; p.bias.stride[1] = 0;
   }
   if (p.epilogue.has_residual) p.residual = transposed(as_rows<const TO>(e.residual));
-  p.k_tiles = (k + BK - 1) / BK;
-  p.schedule = {(n + BW - 1) / BW, 1, 8, 1};
-  const int64_t sms = tile::active::multiprocessor_count();
-  p.schedule.splits = rule == SwapABSplits::one_wave
-                          ? std::clamp<int64_t>(std::min(sms / p.schedule.tiles(), p.k_tiles / 8), 1, 16)
-                          : choose_splits_streaming(p.schedule.tiles(), p.k_tiles, sms);
-  p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
-  p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
-  // The partials [splits, N, M], allocated as whole BW x MT tiles: each is then stored and read back pair by
-  // pair, without edge tests.
-  const int64_t n_padded = p.schedule.tile_rows * BW;
-  if (p.schedule.splits > 1) {
-    p.partials.data = static_cast<float*>(
-        workspace("matmul.split_k", size_t(p.schedule.splits * n_padded * MT) * sizeof(float), a.c.device()));
-    p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = n_padded; p.partials.extent[2] = MT;
-    p.partials.stride[0] = n_padded * MT; p.partials.stride[1] = MT; p.partials.stride[2] = 1;
-    if constexpr (FIXUP) {
-      p.arrivals.data = static_cast<int32_t*>(zeroed_workspace(
-          "matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), a.c.device()));
-      p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = 1;
-      p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
-    }
-  }
+  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, k, rule, 1, MT, FIXUP, a.c.device());
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
   if (FIXUP || p.schedule.splits == 1) return;
   // The partials [splits, N, M] to C^T: 128 x 16 tiles (M is at most 64), 128 threads.
@@ -388,27 +396,12 @@ void launch_silu_and_mul_swapab_rows(const MatmulSiluAndMulArgs& a, const dispat
   p.w = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.w));
   p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
   const auto c = as_rows<T>(a.c);
-  const int64_t n = c.extent[1], k = a.a.size(-1);
+  const int64_t n = c.extent[1];
   p.c = transposed(c);
   p.up_row = n;
-  p.k_tiles = (k + BK - 1) / BK;
-  p.schedule = {(n + BW - 1) / BW, 1, 8, 1};
-  const int64_t sms = tile::active::multiprocessor_count();
-  p.schedule.splits = choose_splits_streaming(p.schedule.tiles(), p.k_tiles, sms);
-  p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
-  p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
+  // Gate and up partials: two planes of whole tiles.
+  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, a.a.size(-1), SwapABSplits::fill_waves, 2, MT, true, a.c.device());
   p.up_partial_row = p.schedule.tile_rows * BW;
-  if (p.schedule.splits > 1) {  // gate and up partials, [splits, 2 I', M] as whole BW x MT tiles
-    const int64_t rows = 2 * p.up_partial_row;
-    p.partials.data = static_cast<float*>(
-        workspace("matmul.split_k", size_t(p.schedule.splits * rows * MT) * sizeof(float), a.c.device()));
-    p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = rows; p.partials.extent[2] = MT;
-    p.partials.stride[0] = rows * MT; p.partials.stride[1] = MT; p.partials.stride[2] = 1;
-    p.arrivals.data = static_cast<int32_t*>(zeroed_workspace(
-        "matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), a.c.device()));
-    p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = 1;
-    p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
-  }
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
 }
 
