@@ -77,6 +77,7 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--no-matmul", action="store_true", help="skip the matmul comparison")
+    ap.add_argument("--attention-only", action="store_true", help="only prefill attention (fmha) against SDPA")
     args = ap.parse_args()
     ts = Tessera(args.lib)
     props = torch.cuda.get_device_properties(0)
@@ -107,7 +108,7 @@ def main():
         print(f"{op:<18} {shape:<10} {'graph' if graph else 'call '} tessera {tt:8.1f} us {tb:5.2f} TB/s ({100 * tb / copy_bw:5.1f}%)  "
               f"{baseline} {tp:8.1f} us  x{tp / tt:5.2f}   per-call: {t_tessera:7.1f} vs {t_torch:7.1f} us")
 
-    for (m, k) in [(16384, 8192), (4096, 4096)]:
+    for (m, k) in [] if args.attention_only else [(16384, 8192), (4096, 4096)]:
         shape = f"{m}x{k}"
         ebytes = m * k * 2
         c = copies_for(3 * ebytes, l2)
@@ -190,7 +191,7 @@ def main():
         torch.cuda.empty_cache()
 
     # Greedy token choice over a decode step's f32 logits rows (Llama 3 vocabulary).
-    for logit_rows in (1, 32):
+    for logit_rows in () if args.attention_only else (1, 32):
         vocab = 128256
         shape = f"{logit_rows}x{vocab}"
         c = copies_for(logit_rows * vocab * 4, l2)
@@ -207,7 +208,7 @@ def main():
 
     # Matmul (bf16 in and out, fp32 accumulate) against cuBLAS through torch: y = x @ w^T, w as [N, K].
     mm_rows = []
-    for (m, n, k) in [] if args.no_matmul else [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
+    for (m, n, k) in [] if args.no_matmul or args.attention_only else [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
         c = copies_for(2 * (m * k + n * k), l2)
         sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(n, k, dtype=dt, device="cuda") * 0.02,
                  torch.empty(m, n, dtype=dt, device="cuda")) for _ in range(c)]
@@ -278,7 +279,7 @@ def main():
             print(f"  {backend.name if backend else 'default'}: {str(e).splitlines()[0][:100]}")
             return float("nan")
 
-    for (b, s) in [(1, 4096), (1, 32768), (8, 8192), (32, 4096), (64, 8192)]:
+    for (b, s) in [] if args.attention_only else [(1, 4096), (1, 32768), (8, 8192), (32, 4096), (64, 8192)]:
         pages = b * s // page
         kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
         order = torch.randperm(pages, device="cuda").to(torch.int32)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_util.h"
@@ -394,24 +395,31 @@ inline void check_attention_bad_input(Device dev, dispatch::Backend backend) {
   EXPECT_EQ(written_elements(pv), 0);
 }
 
-// Every configuration of the staged (Hopper) prefill kernel for head dim 128, forced through the autotuner, on
-// cases with several query and key tiles and edges inside them: the tuner picks by time, so each must be right.
+// Every configuration of the staged (Hopper) prefill kernel for head dims 64, 128 and 256, forced through the
+// autotuner, on cases with several query and key tiles and edges inside them: the tuner picks by time, so each
+// must be right.
 inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, bool long_cases) {
   namespace at = dispatch::autotune;
-  const FmhaCase dense[] = {{1, 2, 1, 200, 300, 128, 128, {0.f, true, -1, 0.f}},
-                            {1, 2, 2, 130, 130, 128, 128, {0.f, false, 40, 0.f}},
-                            {2, 8, 2, 1000, 1500, 128, 128, {0.f, true, -1, 0.f}}};
-  const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, 128, 128, {0.f, true, -1, 0.f}, 2},
-                               {{700, 129}, {700, 300}, 8, 2, 128, 128, {0.f, true, -1, 0.f}, 3}};
-  for (const char* name : {"bn64_s4"}) {
-    SCOPED_TRACE(std::string("configuration ") + name);
-    at::force("fmha", name);
-    at::force("fmha_varlen", name);
-    for (DType dt : {DType::bf16, DType::f16}) {
-      for (const auto& c : dense)
-        if (long_cases || c.Sq * c.Sk < 100000) check_fmha(dev, backend, dt, c);
-      for (const auto& c : packed)
-        if (long_cases || c.sq[0] < 500) check_fmha_varlen(dev, backend, dt, c);
+  const std::pair<int64_t, std::vector<const char*>> configs[] = {{128, {"bn128_s3", "bn64_s4"}},
+                                                                  {64, {"bn128_s4", "bn64_s6"}},
+                                                                  {256, {"bn64_s2", "bn32_s4"}}};
+  for (const auto& [d, names] : configs) {
+    const FmhaCase dense[] = {{1, 2, 1, 200, 300, d, d, {0.f, true, -1, 0.f}},
+                              {1, 2, 2, 130, 130, d, d, {0.f, false, 40, 0.f}},
+                              {2, 8, 2, 1000, 1500, d, d, {0.f, true, -1, 0.f}},
+                              {1, 4, 4, 700, 700, d, d, {0.f, false, -1, 0.f}}};
+    const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, d, d, {0.f, true, -1, 0.f}, 2},
+                                 {{700, 129}, {700, 300}, 8, 2, d, d, {0.f, true, -1, 0.f}, 3}};
+    for (const char* name : names) {
+      SCOPED_TRACE(std::string("configuration ") + name + ", head dim " + std::to_string(d));
+      at::force("fmha", name);
+      at::force("fmha_varlen", name);
+      for (DType dt : {DType::bf16, DType::f16}) {
+        for (const auto& c : dense)
+          if (long_cases || c.Sq * c.Sk < 100000) check_fmha(dev, backend, dt, c);
+        for (const auto& c : packed)
+          if (long_cases || c.sq[0] < 500) check_fmha_varlen(dev, backend, dt, c);
+      }
     }
   }
   at::force("fmha", "");

@@ -144,20 +144,30 @@ TILE_HD PersistentTiles persistent_tiles(const Block& blk, const TileSchedule& s
 // while the next computes. Kernel code is the same for both.
 enum class Consumers { cooperative, pingpong };
 
+// A pipeline without resident tiles.
+struct NoResident {
+  static constexpr size_t bytes = 0;
+  template <class F> TILE_HD void for_each(F) {}
+};
+
 // The shape of a staged kernel's pipeline: what a stage holds, how many stages, how many consumer roles, how
-// they share the work. A staged kernel declares it as `using Pipe = tile::PipelineShape<...>` and takes its
-// thread count and shared memory from it.
-template <class StageT, int STAGES, int CONSUMERS, Consumers MODE = Consumers::cooperative>
+// they share the work, and optionally resident tiles (a Stage type): tiles the producer loads once per unit
+// of work and the consumers read through all its stages (attention's query tile). A staged kernel declares it
+// as `using Pipe = tile::PipelineShape<...>` and takes its thread count and shared memory from it.
+template <class StageT, int STAGES, int CONSUMERS, Consumers MODE = Consumers::cooperative, class ResidentT = NoResident>
 struct PipelineShape {
   using Stage = StageT;
+  using Resident = ResidentT;
   static constexpr int stages = STAGES, consumers = CONSUMERS;
   static constexpr Consumers mode = MODE;
   static constexpr int consumers_per_tile = MODE == Consumers::pingpong ? 1 : CONSUMERS;
   static constexpr int threads = (CONSUMERS + 1) * 128;   // GPU: consumer warpgroups and one producer warpgroup
   static constexpr size_t stage_stride = (StageT::bytes + 1023) / 1024 * 1024;  // the swizzle's 1024-byte alignment
-  // Stages, then a full and an empty barrier per stage and a turn barrier per consumer (ping-pong).
-  static constexpr size_t shared_bytes =
-      1024 /* alignment slack */ + STAGES * stage_stride + (2 * STAGES + CONSUMERS) * sizeof(uint64_t);
+  static constexpr size_t resident_bytes = (ResidentT::bytes + 1023) / 1024 * 1024;
+  // The resident tiles, the stages, then a full and an empty barrier per stage, a turn barrier per consumer
+  // (ping-pong) and a full and an empty barrier for the resident tiles.
+  static constexpr size_t shared_bytes = 1024 /* alignment slack */ + resident_bytes + STAGES * stage_stride +
+                                         (2 * STAGES + CONSUMERS + 2) * sizeof(uint64_t);
 };
 
 }  // namespace tessera::tile

@@ -1,14 +1,18 @@
 // Prefill attention on the staged pipeline (the Hopper path, FlashAttention-3 style): a block owns BM query
-// rows of one head, 64 per consumer warpgroup, held in registers; the producer streams tiles of BN keys and
-// their values through the pipeline, and both products run on the tensor cores:
+// rows of one head, 64 per consumer warpgroup, resident in shared memory; the producer streams tiles of BN
+// keys and their values through the pipeline, and both products run on the tensor cores:
 //
-//   q = Q[q0 : q0 + BM]                                    -- registers, once
+//   q = Q[q0 : q0 + BM]                                    -- shared memory, once
 //   for each key tile j that some row of the block can see (one stage: K_j, V_j):
-//     s = logits(q @ K_j^T)                                -- A from registers, K_j from shared memory
+//     s = logits(q @ K_j^T)                                -- both from shared memory
 //     s = where(key visible, s, -inf)                      -- only on tiles that cross an edge of the mask
 //     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
 //     o = o exp2(m - m_new) + p @ V_j                      -- p cast to the input type, still in registers
 //   O[q0 ..] = o / l;  lse = (m + log2 l) ln 2
+//
+// Scheduled as FlashAttention-3 does: p_j @ V_j is issued together with the next tile's q @ K_{j+1}^T, so
+// the softmax of tile j + 1 runs while the tensor cores finish tile j's values, and the two consumer
+// warpgroups take turns issuing their products, so that one's softmax overlaps the other's mma.
 //
 // The masks, the logits and the online softmax are those of fmha.tile.h (online_softmax.tile.h); query head
 // h reads KV head h / group. The copy engine reads K and V as planes of a stack ([B * Hkv, Sk, D] for fmha,
@@ -26,20 +30,24 @@ struct StagedAttentionShape {
   using value_type = T;
   static constexpr int consumers = 2, bm = 64 * consumers, bn = BN, d = D;
   using Stage = tile::Stage<tile::SharedTile<T, BN, D>, tile::SharedTile<T, BN, D>>;  // K_j, V_j
-  using Pipe = tile::PipelineShape<Stage, STAGES, consumers>;
-  using Keys = tile::TmaTensor<T, BN, D, 3>;  // K or V as [planes, rows, D]
+  using QueryTile = tile::Stage<tile::SharedTile<T, bm, D>>;                         // resident: the block's rows
+  using Pipe = tile::PipelineShape<Stage, STAGES, consumers, tile::Consumers::cooperative, QueryTile>;
+  using Keys = tile::TmaTensor<T, BN, D, 3>;      // K or V as [planes, rows, D]
+  using Queries = tile::TmaTensor<T, bm, D, 3>;   // Q as [planes, rows, D]
 };
 
-// Attends query rows [q0, q0 + BM) of q [Sq, D] to the Sk keys and values that start at row key_row0 of plane
-// `plane` of k and v, bottom-right aligned. Writes those rows of o [Sq, D] and, when has_lse, of lse [Sq, 1].
+// Attends query rows [q0, q0 + BM) of a sequence's Sq queries (rows q_row0 + q0 .. of plane q_plane of q) to
+// the Sk keys and values that start at row key_row0 of plane `plane` of k and v, bottom-right aligned. Writes
+// those rows of o_rows [Sq, D] and, when has_lse, of lse_rows [Sq, 1].
 template <class Shape, class Block, class T>
-TILE_DEVICE void attend_query_tile_staged(Block& blk, const tile::View2<const T>& q_rows, const typename Shape::Keys& k,
-                                          const typename Shape::Keys& v, int64_t plane, int64_t key_row0, int64_t Sk,
-                                          const tile::View2<T>& o_rows, const tile::View2<float>& lse_rows, bool has_lse,
-                                          int64_t q0, const MaskParams& mask) {
+TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Queries& q, int64_t q_plane, int64_t q_row0,
+                                          const typename Shape::Keys& k, const typename Shape::Keys& v, int64_t plane,
+                                          int64_t key_row0, int64_t Sk, const tile::View2<T>& o_rows,
+                                          const tile::View2<float>& lse_rows, bool has_lse, int64_t q0,
+                                          const MaskParams& mask) {
   constexpr int BM = Shape::bm, BN = Shape::bn, D = Shape::d;
   using Stage = typename Shape::Stage;
-  const int64_t Sq = q_rows.extent[0], offset = Sk - Sq;
+  const int64_t Sq = o_rows.extent[0], offset = Sk - Sq;
 
   // The keys that any row of this block may see, and the key tiles that cover them.
   int64_t k_begin = 0, k_end = Sk;
@@ -48,22 +56,24 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const tile::View2<const T>
   const int64_t tiles = k_end > k_begin ? (k_end - k_begin + BN - 1) / BN : 0;
 
   auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+  pipe.load_resident([&](typename Shape::QueryTile& r) { load_async(blk, r.a, q, q_plane, {q_row0 + q0, 0}); });
   pipe.producer(tiles, [&](Stage& s, int64_t j) {
     load_async(blk, s.a, k, plane, {key_row0 + k_begin + j * BN, 0});
     load_async(blk, s.b, v, plane, {key_row0 + k_begin + j * BN, 0});
   });
   pipe.consumers([&] {
     auto o = mma_accumulator<BM, D>(pipe);
-    const auto q = load_like(blk, o, q_rows, {q0, 0});
+    const auto q_tile = pipe.resident().a;
     auto m = full_like(row_max(o), -INFINITY);
     auto l = full_like(m, 0.f);
-    int64_t k0 = k_begin;
-    for (const Stage& s : pipe.stages(tiles, o)) {
-      auto dots = mma_accumulator<BM, BN>(pipe);
-      mma(dots, q, transpose(s.a));
-      mma_wait(dots, o);
+    auto dots = mma_accumulator<BM, BN>(pipe);
+    auto p = cast<T>(dots);         // the probabilities of the last key tile scored
+    auto rescale = full_like(m, 1.f);  // what o is multiplied by before they are added in
+
+    // The online softmax on the scores of the key tile at k0: masked where the tile crosses an edge of the
+    // mask (past the last key, across the causal diagonal or the window's left edge).
+    auto softmax_step = [&](int64_t k0) {
       auto scores = mask.logits(dots);
-      // Tiles past the last key, across the causal diagonal or the window's left edge are masked.
       const bool crosses_end = k0 + BN > Sk;
       const bool crosses_diagonal = mask.causal && k0 + BN - 1 > q0 + offset;
       const bool crosses_window = mask.window_left >= 0 && k0 < q0 + BM - 1 + offset - mask.window_left;
@@ -77,14 +87,45 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const tile::View2<const T>
       }
       const auto m_new = maximum(m, row_max(scores));
       const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-      const auto rescale = exp2(m - m_use);
+      rescale = exp2(m - m_use);
       const auto probs = exp2(scores - m_use);
       l = l * rescale + row_sum(probs);
-      o = o * rescale;
-      mma(o, cast<T>(probs), s.b);
+      p = cast<T>(probs);
       m = m_new;
-      k0 += BN;
+    };
+
+    // Tile j's keys are multiplied while tile j - 1's values are (two stages held), and the two consumers
+    // take turns at the tensor cores: each one's softmax runs under the other's products.
+    auto turns = pipe.mma_turns(tiles);
+    if (tiles > 0) {
+      auto held = pipe.acquire();
+      {
+        [[maybe_unused]] const auto turn = turns.take();
+        mma(dots, q_tile, transpose(held.a));
+      }
+      mma_wait(dots);
+      softmax_step(k_begin);
+      for (int64_t j = 1; j < tiles; ++j) {
+        auto next = pipe.acquire();
+        dots = mma_accumulator<BM, BN>(pipe);
+        {
+          [[maybe_unused]] const auto turn = turns.take();
+          mma(dots, q_tile, transpose(next.a));
+          o = o * rescale;
+          mma(o, p, held.b);
+        }
+        mma_wait<1>(dots);
+        softmax_step(k_begin + j * BN);
+        mma_wait(o);
+        pipe.release(held);
+        held = next;
+      }
+      o = o * rescale;
+      mma(o, p, held.b);
+      mma_wait(o);
+      pipe.release(held);
     }
+    pipe.release_resident();
     store(blk, o_rows, {q0, 0}, cast<T>(o * inverse_sum(l)));
     if (has_lse) store(blk, lse_rows, {q0, 0}, log_sum_exp(m, l));
   });
@@ -98,7 +139,7 @@ struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
   static constexpr int threads = Shape::Pipe::threads;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
   struct Params {
-    tile::View4<const T> q;
+    typename Shape::Queries q;  // [B * Hq, Sq, D] planes
     tile::View4<T> o;
     tile::View4<float> lse;
     bool has_lse;
@@ -109,9 +150,9 @@ struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1), b = blk.bid(2);
-    attend_query_tile_staged<Shape>(blk, p.q[b][h], p.k, p.v, b * p.kv_heads + h / p.group, 0, p.k.view.extent[1],
-                                    p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask);
+    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1), b = blk.bid(2), heads = p.o.extent[1];
+    attend_query_tile_staged<Shape>(blk, p.q, b * heads + h, 0, p.k, p.v, b * p.kv_heads + h / p.group, 0,
+                                    p.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask);
   }
 };
 
@@ -124,7 +165,7 @@ struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
   static constexpr int threads = Shape::Pipe::threads;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
   struct Params {
-    tile::View3<const T> q;
+    typename Shape::Queries q;  // [Hq, Tq, D] planes
     tile::View3<T> o;
     tile::View3<float> lse;
     tile::View1<const int32_t> cu_q, cu_k;
@@ -137,12 +178,12 @@ struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1);
-    const auto [q_begin, q_end, k_begin, k_end] = packed_sequence(p.cu_q, p.cu_k, blk.bid(2), p.q.extent[1], p.k.view.extent[1]);
+    const auto [q_begin, q_end, k_begin, k_end] = packed_sequence(p.cu_q, p.cu_k, blk.bid(2), p.o.extent[1], p.k.view.extent[1]);
     // The whole block leaves together (before the pipeline starts): no role waits for another.
     if (q0 >= q_end - q_begin) return;
-    const int64_t d = p.q.extent[2];
-    attend_query_tile_staged<Shape>(blk, p.q[h].window(q_begin, 0, q_end - q_begin, d), p.k, p.v, h / p.group, k_begin,
-                                    k_end - k_begin, p.o[h].window(q_begin, 0, q_end - q_begin, d),
+    const int64_t d = p.o.extent[2];
+    attend_query_tile_staged<Shape>(blk, p.q, h, q_begin, p.k, p.v, h / p.group, k_begin, k_end - k_begin,
+                                    p.o[h].window(q_begin, 0, q_end - q_begin, d),
                                     p.lse[h].window(q_begin, 0, q_end - q_begin, 1), p.has_lse, q0, p.mask);
   }
 };

@@ -3,12 +3,13 @@
 // growing. On the GPU it runs on Hopper only.
 //
 //   head dim   keys per tile x stages (autotuner candidates; the first is the default)
-//   64         128 x 4 (4 x 32 KiB)
-//   128        64 x 4 (4 x 32 KiB)
-// Known defect: 128 keys per tile at head dim 128 (2 or 3 stages of 64 KiB), FlashAttention-3's choice and
-// 10-20% faster in the tuner's timings on an H200, gives wrong results on the GPU whenever a query row sees
-// more than one key tile (right in host mode and for a single tile); it is not offered until that is found.
-// Other head dims, Dqk != Dv, 32-bit inputs and K/V that the copy engine cannot read as [B * Hkv, Sk, D] planes
+//   64         128 x 4 (4 x 32 KiB); 64 x 6 (short sequences)
+//   128        128 x 3 (3 x 64 KiB, FlashAttention-3's tile); 64 x 4 (short sequences, windows)
+//   256        64 x 2 (2 x 64 KiB); 32 x 4 (4 x 32 KiB: loads further ahead, narrower score tiles)
+// The block's query tile stays in shared memory (BM x D: 16, 32 or 64 KiB) beside the stages.
+// Each step holds two stages (the keys of tile j, the values of tile j - 1), so three or more keep the
+// producer loading ahead.
+// Other head dims, Dqk != Dv, 32-bit inputs and Q/K/V that the copy engine cannot read as [B * H, S, D] planes
 // (16-byte aligned rows, heads evenly spaced) take the generic kernel.
 #pragma once
 #include "ops/attention/args.h"
@@ -34,16 +35,17 @@ bool as_planes(const Tensor& t, int64_t planes, int64_t plane_stride, int row_di
   return tile::tma_compatible(out);
 }
 
-// K or V [B, Hkv, Sk, D] as B * Hkv planes [Sk, D]: when batches are evenly spaced heads apart.
+// Q, K or V [B, H, S, D] as B * H planes [S, D]: when batches are evenly spaced heads apart (or one batch).
 template <class T>
 bool batch_head_planes(const Tensor& t, tile::View3<const T>& out) {
-  return t.stride(0) == t.size(1) * t.stride(1) && as_planes(t, t.size(0) * t.size(1), t.stride(1), 2, out);
+  return (t.size(0) == 1 || t.stride(0) == t.size(1) * t.stride(1)) &&
+         as_planes(t, t.size(0) * t.size(1), t.stride(1), 2, out);
 }
 
 bool staged_applies(const Tensor& q, const Tensor& v, int64_t keys) {
   const bool sixteen_bit = q.dtype() == DType::bf16 || q.dtype() == DType::f16;
   const int64_t d = q.size(-1);
-  if (!sixteen_bit || v.size(-1) != d || (d != 64 && d != 128) || keys == 0) return false;
+  if (!sixteen_bit || v.size(-1) != d || (d != 64 && d != 128 && d != 256) || keys == 0) return false;
 #if defined(__CUDACC__)
   if (!tile::cuda::device_is_hopper()) return false;
 #endif
@@ -69,8 +71,14 @@ at::Key staged_tune_key(const char* op, DType dtype, int64_t d, int64_t heads, i
 template <class T, class F>
 std::vector<at::Candidate> staged_configs(int64_t d, const F& launch) {
   using kernels::StagedAttentionShape;
-  if (d == 64) return {{"bn128_s4", [=] { launch(StagedAttentionShape<T, 64, 128, 4>{}); }}};
-  return {{"bn64_s4", [=] { launch(StagedAttentionShape<T, 128, 64, 4>{}); }}};
+  if (d == 64)
+    return {{"bn128_s4", [=] { launch(StagedAttentionShape<T, 64, 128, 4>{}); }},
+            {"bn64_s6", [=] { launch(StagedAttentionShape<T, 64, 64, 6>{}); }}};
+  if (d == 256)
+    return {{"bn64_s2", [=] { launch(StagedAttentionShape<T, 256, 64, 2>{}); }},
+            {"bn32_s4", [=] { launch(StagedAttentionShape<T, 256, 32, 4>{}); }}};
+  return {{"bn128_s3", [=] { launch(StagedAttentionShape<T, 128, 128, 3>{}); }},
+          {"bn64_s4", [=] { launch(StagedAttentionShape<T, 128, 64, 4>{}); }}};
 }
 
 #if defined(__CUDACC__)
@@ -87,14 +95,15 @@ bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (sizeof(T) == 2) {
-      tile::View3<const T> k_planes, v_planes;
-      if (!batch_head_planes(a.k, k_planes) || !batch_head_planes(a.v, v_planes)) return;
+      tile::View3<const T> q_planes, k_planes, v_planes;
+      if (!batch_head_planes(a.q, q_planes) || !batch_head_planes(a.k, k_planes) || !batch_head_planes(a.v, v_planes))
+        return;
       const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), d = a.q.size(3);
-      auto launch = [&a, &opt, k_planes, v_planes, B, Hq, Sq](auto shape) {
+      auto launch = [&a, &opt, q_planes, k_planes, v_planes, B, Hq, Sq](auto shape) {
         using Shape = decltype(shape);
         using K = kernels::FmhaStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages>;
         typename K::Params p{};
-        p.q = as_view<const T, 4>(a.q);
+        p.q = tile::active::make_tma_tensor<Shape::bm, Shape::d>(q_planes);
         p.o = as_view<T, 4>(a.o);
         p.has_lse = !is_absent(a.lse);
         if (p.has_lse) p.lse = with_unit_column<float, 4>(a.lse, {0, 1, 2});
@@ -121,16 +130,17 @@ bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (sizeof(T) == 2) {
-      tile::View3<const T> k_planes, v_planes;
-      if (!as_planes(a.k, a.k.size(1), a.k.stride(1), 0, k_planes) ||
+      tile::View3<const T> q_planes, k_planes, v_planes;
+      if (!as_planes(a.q, a.q.size(1), a.q.stride(1), 0, q_planes) ||
+          !as_planes(a.k, a.k.size(1), a.k.stride(1), 0, k_planes) ||
           !as_planes(a.v, a.v.size(1), a.v.stride(1), 0, v_planes))
         return;
       const int64_t Tq = a.q.size(0), Hq = a.q.size(1), B = a.cu_q.size(0) - 1, d = a.q.size(2);
-      auto launch = [&a, &opt, k_planes, v_planes, Tq, Hq, B](auto shape) {
+      auto launch = [&a, &opt, q_planes, k_planes, v_planes, Tq, Hq, B](auto shape) {
         using Shape = decltype(shape);
         using K = kernels::FmhaStagedVarlen<T, Shape::d, Shape::bn, Shape::Pipe::stages>;
         typename K::Params p{};
-        p.q = permuted<const T, 3>(a.q, {1, 0, 2});
+        p.q = tile::active::make_tma_tensor<Shape::bm, Shape::d>(q_planes);
         p.o = permuted<T, 3>(a.o, {1, 0, 2});
         p.has_lse = !is_absent(a.lse);
         if (p.has_lse) p.lse = with_unit_column<float, 3>(a.lse, {1, 0});

@@ -18,18 +18,52 @@ class Pipeline {
   using StageT = typename Shape::Stage;
   static constexpr int consumers_per_tile = Shape::consumers_per_tile;
 
-  Pipeline() : storage_(new unsigned char[StageT::bytes]) {
-    unsigned char* p = storage_.get();
-    stage_.for_each([&](auto& t) {
+  using ResidentT = typename Shape::Resident;
+
+  Pipeline() : storage_(new unsigned char[StageT::bytes * (1 + Shape::stages) + ResidentT::bytes]) {
+    stage_ = stage_in(0);
+    for (int s = 0; s < Shape::stages; ++s) held_[s] = stage_in(1 + s);
+    unsigned char* p = storage_.get() + StageT::bytes * (1 + Shape::stages);
+    resident_.for_each([&](auto& t) {
       using Tl = std::remove_reference_t<decltype(t)>;
       t.data = reinterpret_cast<typename Tl::value_type*>(p);
       p += Tl::bytes;
     });
   }
 
+  // Resident tiles (see the CUDA pipeline): loaded at once; release has nothing to do.
+  template <class F>
+  void load_resident(F&& load) { load(resident_); }
+  ResidentT resident() { return resident_; }
+  void release_resident() {}
+
   // Keeps load(stage, k) for the next k loop.
   template <class F>
-  void producer(int64_t, F&& load) { load_ = load; }
+  void producer(int64_t, F&& load) {
+    load_ = load;
+    next_ = 0;
+  }
+
+  // See the CUDA pipeline: the next stage of the k loop, filled now, in a buffer of its own (up to `stages`
+  // are held at once); release has nothing to do.
+  struct Held : StageT {
+    int index;
+  };
+  Held acquire() {
+    Held h;
+    h.index = int(next_ % Shape::stages);
+    static_cast<StageT&>(h) = held_[h.index];
+    load_(h, next_++);
+    return h;
+  }
+  void release(const Held&) {}
+
+  // Turns at the tensor cores (see the CUDA pipeline): one thread plays every role, nothing to order.
+  struct MmaTurns {
+    struct Turn {};
+    Turn take() { return {}; }
+  };
+  MmaTurns mma_turns(int64_t) { return {}; }
 
   template <class F>
   void consumers(F&& f) { f(); }
@@ -77,8 +111,22 @@ class Pipeline {
   }
 
  private:
+  StageT stage_in(int slot) {
+    StageT st;
+    unsigned char* p = storage_.get() + size_t(slot) * StageT::bytes;
+    st.for_each([&](auto& t) {
+      using Tl = std::remove_reference_t<decltype(t)>;
+      t.data = reinterpret_cast<typename Tl::value_type*>(p);
+      p += Tl::bytes;
+    });
+    return st;
+  }
+
   std::unique_ptr<unsigned char[]> storage_;
   StageT stage_;
+  StageT held_[Shape::stages];
+  ResidentT resident_;
+  int64_t next_ = 0;
   std::function<void(StageT&, int64_t)> load_;
 };
 
@@ -176,7 +224,7 @@ void mma(Tile<float, M, N>& acc, const Tile<T, M, K>& a, const SharedTile<T, K, 
 }
 
 // mma is synchronous on the host: nothing to wait for.
-template <class... Tiles>
+template <int PENDING = 0, class... Tiles>
 void mma_wait(Tiles&...) {}
 
 // A tile shaped like `like`, read from view at `at` (pad outside): on the host, load<R, C>.

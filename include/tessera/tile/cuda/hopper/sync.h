@@ -84,6 +84,16 @@ __device__ __forceinline__ void consumer_sync(int id, int threads) {
 #endif
 }
 
+// Arrives at named barrier `id` without waiting: with `threads` counting the waiters and the arrivers, the
+// waiters (consumer_sync) go on once every arriver has arrived.
+__device__ __forceinline__ void consumer_arrive(int id, int threads) {
+#if TESSERA_SM90A
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+#else
+  (void)id; (void)threads;
+#endif
+}
+
 // Makes this thread's ordinary shared-memory writes visible to the tensor cores and the copy engine (the
 // async proxy), which read shared memory on their own path.
 __device__ __forceinline__ void fence_proxy_async_shared() {

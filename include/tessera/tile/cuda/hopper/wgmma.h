@@ -222,10 +222,11 @@ __device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const T
   hopper::wgmma_commit();
 }
 
-// Waits until every mma issued so far is done, so the given accumulators can be read.
-template <class... Tiles>
+// Waits until every mma issued so far is done, so the given accumulators can be read. mma_wait<N>: all but
+// the N mma calls issued last (their accumulators stay untouched until a later wait).
+template <int PENDING = 0, class... Tiles>
 __device__ __forceinline__ void mma_wait(Tiles&... tiles) {
-  hopper::wgmma_wait<0>();
+  hopper::wgmma_wait<PENDING>();
   auto fence = [](auto& t) {
 #pragma unroll
     for (int e = 0; e < std::remove_reference_t<decltype(t)>::layout::size; ++e) hopper::fence_register(t.v[e]);
