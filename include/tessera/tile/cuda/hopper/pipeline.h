@@ -273,13 +273,19 @@ class Pipeline {
     __device__ explicit MmaTurns(int64_t turns) : left_(turns) {
       if (kRing && group() == Shape::consumers - 1 && left_ > 0) hopper::consumer_arrive(8, 256);
     }
-    struct Turn {
-      MmaTurns* t;
-      __device__ ~Turn() { t->pass(); }
+    class Turn {  // passes the turn on when it goes out of scope; not copyable, so it passes once
+     public:
+      __device__ explicit Turn(MmaTurns* t) : t_(t) {}
+      Turn(const Turn&) = delete;
+      Turn& operator=(const Turn&) = delete;
+      __device__ ~Turn() { t_->pass(); }
+
+     private:
+      MmaTurns* t_;
     };
     __device__ Turn take() {
       if (kRing) hopper::consumer_sync(8 + group(), 256);
-      return {this};
+      return Turn(this);
     }
 
    private:
