@@ -24,6 +24,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/tile/common.h"
 
@@ -143,6 +144,20 @@ TILE_HD PersistentTiles persistent_tiles(const Block& blk, const TileSchedule& s
 // together, each its share of the rows. pingpong: they take turns, a whole tile each, so one's epilogue runs
 // while the next computes. Kernel code is the same for both.
 enum class Consumers { cooperative, pingpong };
+
+// A stage (or resident tiles) laid out from `base`: its tiles back to back, each completing on `ready` (the
+// GPU's barrier for its copies; the host passes none).
+template <class S>
+TILE_HD S tiles_at(unsigned char* base, uint64_t* ready) {
+  S tiles;
+  tiles.for_each([&](auto& t) {
+    using Tl = std::remove_reference_t<decltype(t)>;
+    t.data = reinterpret_cast<typename Tl::value_type*>(base);
+    t.ready = ready;
+    base += Tl::bytes;
+  });
+  return tiles;
+}
 
 // A pipeline without resident tiles.
 struct NoResident {

@@ -20,15 +20,11 @@ class Pipeline {
 
   using ResidentT = typename Shape::Resident;
 
-  Pipeline() : storage_(new unsigned char[StageT::bytes * (1 + Shape::stages) + ResidentT::bytes]) {
-    stage_ = stage_in(0);
-    for (int s = 0; s < Shape::stages; ++s) held_[s] = stage_in(1 + s);
-    unsigned char* p = storage_.get() + StageT::bytes * (1 + Shape::stages);
-    resident_.for_each([&](auto& t) {
-      using Tl = std::remove_reference_t<decltype(t)>;
-      t.data = reinterpret_cast<typename Tl::value_type*>(p);
-      p += Tl::bytes;
-    });
+  // One buffer per stage (a k loop fills them in turn, so up to `stages` can be held at once), then the
+  // resident tiles.
+  Pipeline() : storage_(new unsigned char[StageT::bytes * Shape::stages + ResidentT::bytes]) {
+    for (int s = 0; s < Shape::stages; ++s) slots_[s] = tiles_at<StageT>(storage_.get() + s * StageT::bytes, nullptr);
+    resident_ = tiles_at<ResidentT>(storage_.get() + Shape::stages * StageT::bytes, nullptr);
   }
 
   // Resident tiles (see the CUDA pipeline): loaded at once; release has nothing to do.
@@ -44,15 +40,14 @@ class Pipeline {
     next_ = 0;
   }
 
-  // See the CUDA pipeline: the next stage of the k loop, filled now, in a buffer of its own (up to `stages`
-  // are held at once); release has nothing to do.
+  // See the CUDA pipeline: the next stage of the k loop, filled now; release has nothing to do.
   struct Held : StageT {
     int index;
   };
   Held acquire() {
     Held h;
     h.index = int(next_ % Shape::stages);
-    static_cast<StageT&>(h) = held_[h.index];
+    static_cast<StageT&>(h) = slots_[h.index];
     load_(h, next_++);
     return h;
   }
@@ -75,8 +70,9 @@ class Pipeline {
       Pipeline* p;
       int64_t k;
       const StageT& operator*() const {
-        p->load_(p->stage_, k);
-        return p->stage_;
+        StageT& s = p->slots_[k % Shape::stages];
+        p->load_(s, k);
+        return s;
       }
       iterator& operator++() { ++k; return *this; }
       bool operator!=(const iterator& o) const { return k != o.k; }
@@ -111,20 +107,8 @@ class Pipeline {
   }
 
  private:
-  StageT stage_in(int slot) {
-    StageT st;
-    unsigned char* p = storage_.get() + size_t(slot) * StageT::bytes;
-    st.for_each([&](auto& t) {
-      using Tl = std::remove_reference_t<decltype(t)>;
-      t.data = reinterpret_cast<typename Tl::value_type*>(p);
-      p += Tl::bytes;
-    });
-    return st;
-  }
-
   std::unique_ptr<unsigned char[]> storage_;
-  StageT stage_;
-  StageT held_[Shape::stages];
+  StageT slots_[Shape::stages];
   ResidentT resident_;
   int64_t next_ = 0;
   std::function<void(StageT&, int64_t)> load_;

@@ -355,28 +355,9 @@ class Pipeline {
 
  private:
   __device__ StageT stage_at(int s) const {
-    StageT st;
-    unsigned char* p = mem_.stages + s * Shape::stage_stride;
-    uint64_t* ready = &mem_.full[s];
-    st.for_each([&](auto& t) {
-      using Tl = std::remove_reference_t<decltype(t)>;
-      t.data = reinterpret_cast<typename Tl::value_type*>(p);
-      t.ready = ready;
-      p += Tl::bytes;
-    });
-    return st;
+    return tiles_at<StageT>(mem_.stages + s * Shape::stage_stride, &mem_.full[s]);
   }
-  __device__ ResidentT resident_tiles() const {
-    ResidentT r;
-    unsigned char* p = mem_.resident;
-    r.for_each([&](auto& t) {
-      using Tl = std::remove_reference_t<decltype(t)>;
-      t.data = reinterpret_cast<typename Tl::value_type*>(p);
-      t.ready = mem_.resident_full;
-      p += Tl::bytes;
-    });
-    return r;
-  }
+  __device__ ResidentT resident_tiles() const { return tiles_at<ResidentT>(mem_.resident, mem_.resident_full); }
   __device__ void advance() {
     if (++stage_ == Shape::stages) { stage_ = 0; phase_ ^= 1; }
   }
