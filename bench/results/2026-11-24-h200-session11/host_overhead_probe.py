@@ -1,3 +1,5 @@
+# Usage, from the repository root on the GPU machine: python3 bench/results/2026-11-24-h200-session11/host_overhead_probe.py --lib PATH/libtessera.so
+"""Host time of one tessera C API call: the ctypes wrapper, the raw call with prebuilt arguments, with the GPU busy and idle, against PyTorch."""
 import argparse, ctypes, sys, time
 import torch
 sys.path.insert(0, "bench")

@@ -1,3 +1,4 @@
+# Usage, from the repository root on the GPU machine: python3 bench/results/2026-11-24-h200-session11/percall_probe.py --lib PATH/libtessera.so
 """Where does tessera's per-call fmha time go? Host time of one call, per-call event time (GPU idle before),
 back-to-back stream time, graph time; the same for SDPA cuDNN."""
 import argparse, ctypes, statistics, sys, time, os
