@@ -1,15 +1,13 @@
 #include "tessera/runtime/tensor.h"
 
-#include <sstream>
+#include <string>
 
 namespace tessera {
 
 std::string shape_str(const Shape& shape) {
-  std::ostringstream s;
-  s << '[';
-  for (size_t i = 0; i < shape.size(); ++i) s << (i ? ", " : "") << shape[i];
-  s << ']';
-  return s.str();
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
 }
 
 Shape contiguous_strides(const Shape& shape) {
@@ -23,7 +21,7 @@ Shape contiguous_strides(const Shape& shape) {
 }
 
 static void check_shape(const Shape& shape) {
-  for (int64_t d : shape) check(d >= 0, "tensor: negative dimension in shape " + shape_str(shape));
+  for (int64_t d : shape) check(d >= 0, [&] { return "tensor: negative dimension in shape " + shape_str(shape); });
 }
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
@@ -45,28 +43,28 @@ Tensor Tensor::view(void* data, const Shape& shape, DType dtype, Device device, 
   check_shape(shape);
   check(is_valid_dtype(int32_t(dtype)), "tensor: invalid dtype");
   check(strides.empty() || strides.size() == shape.size(),
-        "tensor: " + std::to_string(strides.size()) + " strides for shape " + shape_str(shape));
+        [&] { return "tensor: " + std::to_string(strides.size()) + " strides for shape " + shape_str(shape); });
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
   t.strides_ = strides.empty() ? contiguous_strides(shape) : std::move(strides);
   t.device_ = device;
   t.data_ = data;
-  check(data != nullptr || t.numel() == 0, "tensor: null data pointer for " + t.str());
+  check(data != nullptr || t.numel() == 0, [&] { return "tensor: null data pointer for " + t.str(); });
   return t;
 }
 
 int64_t Tensor::size(int dim) const {
   const int d = dim < 0 ? dim + ndim() : dim;
   // The message is built only on failure: size() and stride() sit in per-element loops.
-  if (d < 0 || d >= ndim()) check(false, "tensor: dim " + std::to_string(dim) + " out of range for " + str());
+  if (d < 0 || d >= ndim()) check(false, [&] { return "tensor: dim " + std::to_string(dim) + " out of range for " + str(); });
   return shape_[d];
 }
 
 int64_t Tensor::stride(int dim) const {
   const int d = dim < 0 ? dim + ndim() : dim;
   // The message is built only on failure: size() and stride() sit in per-element loops.
-  if (d < 0 || d >= ndim()) check(false, "tensor: dim " + std::to_string(dim) + " out of range for " + str());
+  if (d < 0 || d >= ndim()) check(false, [&] { return "tensor: dim " + std::to_string(dim) + " out of range for " + str(); });
   return strides_[d];
 }
 
@@ -88,14 +86,14 @@ bool Tensor::is_contiguous() const {
 bool Tensor::rows_contiguous() const { return ndim() == 0 || shape_.back() <= 1 || strides_.back() == 1; }
 
 Tensor Tensor::to(Device device) const {
-  check(is_contiguous(), "tensor.to: " + str() + " is not contiguous");
+  check(is_contiguous(), [&] { return "tensor.to: " + str() + " is not contiguous"; });
   Tensor out = empty(shape_, dtype_, device);
   copy_bytes(out.data_, device, data_, device_, nbytes());
   return out;
 }
 
 void Tensor::copy_from(const Tensor& src) {
-  check(src.dtype_ == dtype_ && src.shape_ == shape_, "tensor.copy_from: " + src.str() + " into " + str());
+  check(src.dtype_ == dtype_ && src.shape_ == shape_, [&] { return "tensor.copy_from: " + src.str() + " into " + str(); });
   check(src.is_contiguous() && is_contiguous(), "tensor.copy_from: both tensors must be contiguous");
   copy_bytes(data_, device_, src.data_, src.device_, nbytes());
 }
@@ -105,7 +103,7 @@ Tensor Tensor::reshape(const Shape& shape) const {
   Tensor t = *this;
   t.shape_ = shape;
   t.strides_ = contiguous_strides(shape);
-  check(is_contiguous() && t.numel() == numel(), "tensor.reshape: " + str() + " to " + shape_str(shape));
+  check(is_contiguous() && t.numel() == numel(), [&] { return "tensor.reshape: " + str() + " to " + shape_str(shape); });
   return t;
 }
 

@@ -42,7 +42,7 @@ void gelu(const Tensor& x, const Tensor& y, GeluApprox approx, const Options& op
   check_rows_pair(c, x, y);
   c.same_shape(x, "x", y, "y");
   c.require(approx == GeluApprox::none || approx == GeluApprox::tanh,
-            "approx is " + std::to_string(int32_t(approx)) + "; expected none (0) or tanh (1)");
+            [&] { return "approx is " + std::to_string(int32_t(approx)) + "; expected none (0) or tanh (1)"; });
   if (x.numel() == 0) return;
   gelu_op()({x, y, approx}, x.device(), options);
 }
@@ -50,7 +50,7 @@ void gelu(const Tensor& x, const Tensor& y, GeluApprox approx, const Options& op
 void silu_and_mul(const Tensor& x, const Tensor& y, const Options& options) {
   const Checker c{"silu_and_mul"};
   check_rows_pair(c, x, y);
-  c.require(x.size(-1) % 2 == 0, "x is " + x.str() + "; its last dim must be even ([..., 2n] = [gate | up])");
+  c.require(x.size(-1) % 2 == 0, [&] { return "x is " + x.str() + "; its last dim must be even ([..., 2n] = [gate | up])"; });
   Shape expect = x.shape();
   expect.back() /= 2;
   c.shape_is(y, "y", expect);

@@ -7,7 +7,8 @@ namespace tessera::ops {
 void Checker::fail(const std::string& what) const { invalid_argument(op + ": " + what); }
 
 void Checker::defined(const Tensor& t, const char* name) const {
-  require(t.data() != nullptr || (t.numel() == 0 && t.ndim() > 0), std::string(name) + " is missing (null data)");
+  require(t.data() != nullptr || (t.numel() == 0 && t.ndim() > 0),
+          [&] { return std::string(name) + " is missing (null data)"; });
 }
 void Checker::dtype_in(const Tensor& t, const char* name, std::initializer_list<DType> allowed) const {
   for (DType d : allowed)
@@ -17,29 +18,38 @@ void Checker::dtype_in(const Tensor& t, const char* name, std::initializer_list<
   fail(std::string(name) + " is " + t.str() + "; its dtype must be one of " + list);
 }
 void Checker::same_dtype(const Tensor& a, const char* an, const Tensor& b, const char* bn) const {
-  require(a.dtype() == b.dtype(), std::string(bn) + " is " + b.str() + " but " + an + " is " + a.str() + ": dtypes differ");
+  require(a.dtype() == b.dtype(),
+          [&] { return std::string(bn) + " is " + b.str() + " but " + an + " is " + a.str() + ": dtypes differ"; });
 }
 void Checker::same_shape(const Tensor& a, const char* an, const Tensor& b, const char* bn) const {
-  require(a.shape() == b.shape(), std::string(bn) + " is " + b.str() + " but " + an + " is " + a.str() + ": shapes differ");
+  require(a.shape() == b.shape(),
+          [&] { return std::string(bn) + " is " + b.str() + " but " + an + " is " + a.str() + ": shapes differ"; });
 }
 void Checker::same_device(const Tensor& a, const char* an, const Tensor& b, const char* bn) const {
-  require(a.device() == b.device(), std::string(bn) + " is " + b.str() + " but " + an + " is " + a.str() + ": devices differ");
+  require(a.device() == b.device(),
+          [&] { return std::string(bn) + " is " + b.str() + " but " + an + " is " + a.str() + ": devices differ"; });
 }
 void Checker::shape_is(const Tensor& t, const char* name, const Shape& shape) const {
-  require(t.shape() == shape, std::string(name) + " is " + t.str() + "; expected shape " + shape_str(shape));
+  require(t.shape() == shape,
+          [&] { return std::string(name) + " is " + t.str() + "; expected shape " + shape_str(shape); });
 }
 void Checker::rank_at_least(const Tensor& t, const char* name, int rank) const {
-  require(t.ndim() >= rank, std::string(name) + " is " + t.str() + "; expected at least " + std::to_string(rank) + " dims");
+  require(t.ndim() >= rank, [&] {
+    return std::string(name) + " is " + t.str() + "; expected at least " + std::to_string(rank) + " dims";
+  });
 }
 void Checker::last_dim_contiguous(const Tensor& t, const char* name) const {
-  require(t.rows_contiguous(), std::string(name) + " is " + t.str() + " with last-dim stride " +
-                                   std::to_string(t.ndim() ? t.stride(-1) : 1) + "; it must be 1");
+  require(t.rows_contiguous(), [&] {
+    return std::string(name) + " is " + t.str() + " with last-dim stride " + std::to_string(t.ndim() ? t.stride(-1) : 1) +
+           "; it must be 1";
+  });
 }
 void Checker::rows_fold(const Tensor& t, const char* name) const {
   for (int d = t.ndim() - 2; d > 0; --d)
-    require(t.size(d - 1) == 1 || t.stride(d - 1) == t.stride(d) * t.size(d),
-            std::string(name) + " is " + t.str() + " with strides " + shape_str(t.strides()) +
-                " whose leading dims do not fold into rows");
+    require(t.size(d - 1) == 1 || t.stride(d - 1) == t.stride(d) * t.size(d), [&] {
+      return std::string(name) + " is " + t.str() + " with strides " + shape_str(t.strides()) +
+             " whose leading dims do not fold into rows";
+    });
 }
 
 namespace {
@@ -112,7 +122,7 @@ std::vector<int64_t> to_int_vector(const Tensor& t) {
 }
 
 void write_float_vector(const Tensor& t, const std::vector<float>& values) {
-  check(int64_t(values.size()) == t.numel(), "write_float_vector: size mismatch for " + t.str());
+  check(int64_t(values.size()) == t.numel(), [&] { return "write_float_vector: size mismatch for " + t.str(); });
   // Read-modify-write of the span keeps memory between strided elements intact.
   auto bytes = host_bytes(t);
   size_t i = 0;

@@ -1,6 +1,7 @@
 // Tensors as tile-language views, and the checks every op front-end makes before anything is written.
 #pragma once
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tessera/dispatch/dispatch.h"
@@ -24,14 +25,14 @@ tile::View2<T> as_rows(const Tensor& t) {
   v.stride[0] = t.ndim() >= 2 ? t.stride(-2) : v.extent[1] * v.stride[1];
   for (int d = t.ndim() - 2; d > 0; --d)
     check(t.size(d - 1) == 1 || t.stride(d - 1) == t.stride(d) * t.size(d),
-          "tensor " + t.str() + " has leading dims that do not fold into rows");
+          [&] { return "tensor " + t.str() + " has leading dims that do not fold into rows"; });
   return v;
 }
 
 // A rank-N view with the tensor's own shape and strides.
 template <class T, int N>
 tile::View<T, N> as_view(const Tensor& t) {
-  check(t.ndim() == N, "expected a rank-" + std::to_string(N) + " tensor, got " + t.str());
+  check(t.ndim() == N, [&] { return "expected a rank-" + std::to_string(N) + " tensor, got " + t.str(); });
   tile::View<T, N> v;
   v.data = static_cast<T*>(t.data());
   for (int d = 0; d < N; ++d) { v.extent[d] = t.size(d); v.stride[d] = t.stride(d); }
@@ -78,6 +79,10 @@ struct Checker {
   void rows_fold(const Tensor& t, const char* name) const;
   [[noreturn]] void fail(const std::string& what) const;
   void require(bool ok, const std::string& what) const { if (!ok) fail(what); }
+  // The message built only when the check fails (checks every call makes).
+  template <class Message>
+    requires std::is_invocable_r_v<std::string, Message>
+  void require(bool ok, Message&& what) const { if (!ok) fail(what()); }
 };
 
 // A float copy of any tensor's elements (any device, any strides), in row-major order of its shape.

@@ -66,7 +66,7 @@ void transpose(const Tensor& x, const Tensor& y, const Options& options) {
   const Checker c{"transpose"};
   check_rows(c, x, "x");
   check_rows(c, y, "y");
-  c.require(x.ndim() == 2, "x is " + x.str() + "; expected a matrix [rows, cols]");
+  c.require(x.ndim() == 2, [&] { return "x is " + x.str() + "; expected a matrix [rows, cols]"; });
   c.same_dtype(x, "x", y, "y");
   c.same_device(x, "x", y, "y");
   c.shape_is(y, "y", {x.size(1), x.size(0)});

@@ -24,18 +24,18 @@ void matmul_fp8(const Tensor& a, const Tensor& b, const Tensor& c, float scale_a
   ck.defined(c, "c");
   ck.rank_at_least(a, "a", 1);
   ck.rank_at_least(c, "c", 1);
-  ck.require(b.ndim() == 2, "b is " + b.str() + "; expected a 2-D [N, K] matrix");
+  ck.require(b.ndim() == 2, [&] { return "b is " + b.str() + "; expected a 2-D [N, K] matrix"; });
   ck.dtype_in(a, "a", {DType::fp8_e4m3});
   ck.dtype_in(b, "b", {DType::fp8_e4m3});
   ck.dtype_in(c, "c", {DType::bf16, DType::f16, DType::f32});
   ck.same_device(a, "a", b, "b");
   ck.same_device(a, "a", c, "c");
   const int64_t k = a.size(-1), n = b.size(0);
-  ck.require(b.size(1) == k, "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" +
-                                 std::to_string(k) + " vs " + std::to_string(b.size(1)) + ")");
+  ck.require(b.size(1) == k, [&] { return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" +
+                                 std::to_string(k) + " vs " + std::to_string(b.size(1)) + ")"; });
   Shape want = a.shape();
   want.back() = n;
-  ck.require(c.shape() == want, "c is " + c.str() + "; expected shape " + shape_str(want));
+  ck.require(c.shape() == want, [&] { return "c is " + c.str() + "; expected shape " + shape_str(want); });
   for (auto [t, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{&c, "c"}}) {
     ck.last_dim_contiguous(*t, name);
     ck.rows_fold(*t, name);

@@ -48,21 +48,21 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout,
   ck.require(b_layout == BLayout::nk || b_layout == BLayout::kn, "b_layout must be nk or kn");
   ck.rank_at_least(a, "a", 1);
   ck.rank_at_least(c, "c", 1);
-  ck.require(b.ndim() == 2, "b is " + b.str() + "; expected a 2-D matrix");
+  ck.require(b.ndim() == 2, [&] { return "b is " + b.str() + "; expected a 2-D matrix"; });
   ck.dtype_in(a, "a", {DType::f32, DType::f16, DType::bf16});
   ck.same_dtype(a, "a", b, "b");
   ck.require(c.dtype() == a.dtype() || c.dtype() == DType::f32,
-             "c is " + c.str() + "; its dtype must be a's (" + std::string(dtype_name(a.dtype())) + ") or f32");
+             [&] { return "c is " + c.str() + "; its dtype must be a's (" + std::string(dtype_name(a.dtype())) + ") or f32"; });
   ck.same_device(a, "a", b, "b");
   ck.same_device(a, "a", c, "c");
   const int64_t k = a.size(-1);
   const int64_t n = b_layout == BLayout::nk ? b.size(0) : b.size(1);
   const int64_t kb = b_layout == BLayout::nk ? b.size(1) : b.size(0);
-  ck.require(kb == k, "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" + std::to_string(k) +
-                          " vs " + std::to_string(kb) + ")");
+  ck.require(kb == k, [&] { return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" + std::to_string(k) +
+                          " vs " + std::to_string(kb) + ")"; });
   Shape want = a.shape();
   want.back() = n;
-  ck.require(c.shape() == want, "c is " + c.str() + "; expected shape " + shape_str(want));
+  ck.require(c.shape() == want, [&] { return "c is " + c.str() + "; expected shape " + shape_str(want); });
   for (auto [t, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{&c, "c"}}) {
     ck.last_dim_contiguous(*t, name);
     ck.rows_fold(*t, name);
@@ -81,7 +81,7 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout,
     ck.rows_fold(epilogue.residual, "residual");
   }
   const int32_t act = int32_t(epilogue.activation);
-  ck.require(act >= 0 && act <= int32_t(Activation::relu), "invalid activation " + std::to_string(act));
+  ck.require(act >= 0 && act <= int32_t(Activation::relu), [&] { return "invalid activation " + std::to_string(act); });
   ck.require(std::isfinite(epilogue.alpha), "alpha must be finite");
   if (c.numel() == 0) return;
   matmul_op()({a, b, c, b_layout, epilogue}, a.device(), options);
@@ -94,19 +94,19 @@ void matmul_silu_and_mul(const Tensor& a, const Tensor& w, const Tensor& c, cons
   ck.defined(w, "w");
   ck.defined(c, "c");
   ck.rank_at_least(a, "a", 1);
-  ck.require(w.ndim() == 2, "w is " + w.str() + "; expected a 2-D matrix [2I, K]");
+  ck.require(w.ndim() == 2, [&] { return "w is " + w.str() + "; expected a 2-D matrix [2I, K]"; });
   ck.dtype_in(a, "a", {DType::f32, DType::f16, DType::bf16});
   ck.same_dtype(a, "a", w, "w");
   ck.same_dtype(a, "a", c, "c");
   ck.same_device(a, "a", w, "w");
   ck.same_device(a, "a", c, "c");
   const int64_t k = a.size(-1);
-  ck.require(w.size(1) == k, "a is " + a.str() + " and w is " + w.str() + ": inner dimensions differ (" +
-                                 std::to_string(k) + " vs " + std::to_string(w.size(1)) + ")");
-  ck.require(w.size(0) % 2 == 0, "w is " + w.str() + "; its rows (gate, then up) must be even in number");
+  ck.require(w.size(1) == k, [&] { return "a is " + a.str() + " and w is " + w.str() + ": inner dimensions differ (" +
+                                 std::to_string(k) + " vs " + std::to_string(w.size(1)) + ")"; });
+  ck.require(w.size(0) % 2 == 0, [&] { return "w is " + w.str() + "; its rows (gate, then up) must be even in number"; });
   Shape want = a.shape();
   want.back() = w.size(0) / 2;
-  ck.require(c.shape() == want, "c is " + c.str() + "; expected shape " + shape_str(want));
+  ck.require(c.shape() == want, [&] { return "c is " + c.str() + "; expected shape " + shape_str(want); });
   for (auto [t, name] : {std::pair{&a, "a"}, std::pair{&w, "w"}, std::pair{&c, "c"}}) {
     ck.last_dim_contiguous(*t, name);
     ck.rows_fold(*t, name);
@@ -114,7 +114,7 @@ void matmul_silu_and_mul(const Tensor& a, const Tensor& w, const Tensor& c, cons
   if (scratch.data() != nullptr) {
     Shape wide = want;
     wide.back() *= 2;
-    ck.require(scratch.shape() == wide, "scratch is " + scratch.str() + "; expected shape " + shape_str(wide));
+    ck.require(scratch.shape() == wide, [&] { return "scratch is " + scratch.str() + "; expected shape " + shape_str(wide); });
     ck.same_dtype(c, "c", scratch, "scratch");
     ck.same_device(a, "a", scratch, "scratch");
     ck.require(scratch.is_contiguous(), "scratch must be contiguous");

@@ -19,8 +19,8 @@ void check_normed(const Checker& c, const Tensor& x, const Tensor& y, std::initi
   c.dtype_in(x, "x", kFloatTypes);
   c.dtype_in(y, "y", kFloatTypes);
   c.require(x.dtype() == y.dtype() || x.dtype() == DType::f32,
-            "dtype of y (" + std::string(dtype_name(y.dtype())) + ") differs from x's (" + std::string(dtype_name(x.dtype())) +
-                "): only an f32 x may be normalised into another dtype");
+            [&] { return "dtype of y (" + std::string(dtype_name(y.dtype())) + ") differs from x's (" + std::string(dtype_name(x.dtype())) +
+                "): only an f32 x may be normalised into another dtype"; });
   c.same_shape(x, "x", y, "y");
   c.same_device(x, "x", y, "y");
   c.last_dim_contiguous(x, "x");
@@ -33,7 +33,7 @@ void check_normed(const Checker& c, const Tensor& x, const Tensor& y, std::initi
     c.shape_is(*t, name, {x.size(-1)});
     c.same_dtype(y, "y", *t, name);
     c.same_device(x, "x", *t, name);
-    c.require(t->is_contiguous(), std::string(name) + " must be contiguous");
+    c.require(t->is_contiguous(), [&] { return std::string(name) + " must be contiguous"; });
   }
 }
 

@@ -158,14 +158,14 @@ class Pipeline {
     template <class... More>
     __device__ StageRange(Pipeline& p, int64_t n, Acc& acc, More&... more) : p_(p), n_(n), accs_{&acc, &more...} {}
     __device__ ~StageRange() {
-      if (n_ > 0) {
-        hopper::wgmma_wait<0>();
+      // Waits even after an empty loop: ptxas cannot see that no mma ran then, and would put its own wait
+      // (warning C7517) where the two paths meet.
+      hopper::wgmma_wait<0>();
 #pragma unroll
-        for (int i = 0; i < ACCS; ++i)
+      for (int i = 0; i < ACCS; ++i)
 #pragma unroll
-          for (int e = 0; e < Acc::layout::size; ++e) hopper::fence_register(accs_[i]->v[e]);
-        if (!p_.previous_released_) p_.arrive_empty(p_.previous_);
-      }
+        for (int e = 0; e < Acc::layout::size; ++e) hopper::fence_register(accs_[i]->v[e]);
+      if (n_ > 0 && !p_.previous_released_) p_.arrive_empty(p_.previous_);
       p_.hand_over();  // ping-pong: the mainloop is done, the next consumer may start its own
     }
     struct iterator {
