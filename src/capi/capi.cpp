@@ -32,23 +32,24 @@ tessera_status guarded(F&& f) {
 }
 
 Tensor to_tensor(const tessera_tensor* t, const char* op, const char* name) {
-  const std::string who = std::string(op) + ": " + name;
-  if (!t) invalid_argument(who + " is NULL");
-  if (!is_valid_dtype(t->dtype)) invalid_argument(who + " has an invalid dtype " + std::to_string(t->dtype));
+  // Named only when something is wrong: a message built for every tensor of every call costs microseconds.
+  const auto who = [&] { return std::string(op) + ": " + name; };
+  if (!t) invalid_argument(who() + " is NULL");
+  if (!is_valid_dtype(t->dtype)) invalid_argument(who() + " has an invalid dtype " + std::to_string(t->dtype));
   if (t->device != TESSERA_CPU && t->device != TESSERA_CUDA)
-    invalid_argument(who + " has an invalid device " + std::to_string(t->device));
-  if (t->ndim < 0 || t->ndim > TESSERA_MAX_DIMS) invalid_argument(who + " has ndim " + std::to_string(t->ndim));
-  if (t->ndim > 0 && !t->shape) invalid_argument(who + " has a NULL shape");
-  if (t->device_index < 0) invalid_argument(who + " has a negative device index");
+    invalid_argument(who() + " has an invalid device " + std::to_string(t->device));
+  if (t->ndim < 0 || t->ndim > TESSERA_MAX_DIMS) invalid_argument(who() + " has ndim " + std::to_string(t->ndim));
+  if (t->ndim > 0 && !t->shape) invalid_argument(who() + " has a NULL shape");
+  if (t->device_index < 0) invalid_argument(who() + " has a negative device index");
   Shape shape(t->shape, t->shape + t->ndim), strides;
   for (int64_t d : shape)
-    if (d < 0) invalid_argument(who + " has a negative dimension in shape " + shape_str(shape));
+    if (d < 0) invalid_argument(who() + " has a negative dimension in shape " + shape_str(shape));
   if (t->strides) strides.assign(t->strides, t->strides + t->ndim);
   const Device device = t->device == TESSERA_CPU ? Device::cpu() : Device::cuda(t->device_index);
   if (!t->data) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
-    if (n != 0) invalid_argument(who + " has NULL data");
+    if (n != 0) invalid_argument(who() + " has NULL data");
   }
   return Tensor::view(t->data, shape, DType(t->dtype), device, strides);
 }

@@ -57,14 +57,16 @@ Tensor Tensor::view(void* data, const Shape& shape, DType dtype, Device device, 
 int64_t Tensor::size(int dim) const {
   const int d = dim < 0 ? dim + ndim() : dim;
   // The message is built only on failure: size() and stride() sit in per-element loops.
-  if (d < 0 || d >= ndim()) check(false, [&] { return "tensor: dim " + std::to_string(dim) + " out of range for " + str(); });
+  if (d < 0 || d >= ndim())
+    check(false, [&] { return "tensor: dim " + std::to_string(dim) + " out of range for " + str(); });
   return shape_[d];
 }
 
 int64_t Tensor::stride(int dim) const {
   const int d = dim < 0 ? dim + ndim() : dim;
   // The message is built only on failure: size() and stride() sit in per-element loops.
-  if (d < 0 || d >= ndim()) check(false, [&] { return "tensor: dim " + std::to_string(dim) + " out of range for " + str(); });
+  if (d < 0 || d >= ndim())
+    check(false, [&] { return "tensor: dim " + std::to_string(dim) + " out of range for " + str(); });
   return strides_[d];
 }
 
@@ -93,7 +95,8 @@ Tensor Tensor::to(Device device) const {
 }
 
 void Tensor::copy_from(const Tensor& src) {
-  check(src.dtype_ == dtype_ && src.shape_ == shape_, [&] { return "tensor.copy_from: " + src.str() + " into " + str(); });
+  check(src.dtype_ == dtype_ && src.shape_ == shape_,
+        [&] { return "tensor.copy_from: " + src.str() + " into " + str(); });
   check(src.is_contiguous() && is_contiguous(), "tensor.copy_from: both tensors must be contiguous");
   copy_bytes(data_, device_, src.data_, src.device_, nbytes());
 }
@@ -103,7 +106,8 @@ Tensor Tensor::reshape(const Shape& shape) const {
   Tensor t = *this;
   t.shape_ = shape;
   t.strides_ = contiguous_strides(shape);
-  check(is_contiguous() && t.numel() == numel(), [&] { return "tensor.reshape: " + str() + " to " + shape_str(shape); });
+  check(is_contiguous() && t.numel() == numel(),
+        [&] { return "tensor.reshape: " + str() + " to " + shape_str(shape); });
   return t;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tessera {
 
@@ -23,6 +24,13 @@ class Error : public std::runtime_error {
 // check(cond, "rms_norm: ...") throws invalid_argument with the message when cond is false.
 inline void check(bool condition, const std::string& message) {
   if (!condition) invalid_argument(message);
+}
+// check(cond, [&] { return message; }): the message is built only when the check fails. For checks every op
+// call makes: formatting shapes into messages that are thrown away cost more than the launch.
+template <class Message>
+  requires std::is_invocable_r_v<std::string, Message>
+inline void check(bool condition, Message&& message) {
+  if (!condition) invalid_argument(message());
 }
 
 }  // namespace tessera

@@ -50,7 +50,8 @@ void gelu(const Tensor& x, const Tensor& y, GeluApprox approx, const Options& op
 void silu_and_mul(const Tensor& x, const Tensor& y, const Options& options) {
   const Checker c{"silu_and_mul"};
   check_rows_pair(c, x, y);
-  c.require(x.size(-1) % 2 == 0, [&] { return "x is " + x.str() + "; its last dim must be even ([..., 2n] = [gate | up])"; });
+  c.require(x.size(-1) % 2 == 0,
+            [&] { return "x is " + x.str() + "; its last dim must be even ([..., 2n] = [gate | up])"; });
   Shape expect = x.shape();
   expect.back() /= 2;
   c.shape_is(y, "y", expect);

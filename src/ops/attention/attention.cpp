@@ -82,7 +82,9 @@ dispatch::Op<KvCacheAppendArgs>& kv_cache_append_op() {
 void check_operand(const Checker& c, const Tensor& t, const char* name, int rank, const char* dims, const Tensor* like = nullptr,
                    const char* like_name = nullptr) {
   c.defined(t, name);
-  c.require(t.ndim() == rank, [&] { return std::string(name) + " is " + t.str() + "; expected " + std::to_string(rank) + " dims " + dims; });
+  c.require(t.ndim() == rank, [&] {
+    return std::string(name) + " is " + t.str() + "; expected " + std::to_string(rank) + " dims " + dims;
+  });
   if (like) {
     c.same_dtype(*like, like_name, t, name);
     c.same_device(*like, like_name, t, name);
@@ -99,13 +101,16 @@ void check_index(const Checker& c, const Tensor& t, const char* name, DType dtyp
   c.dtype_in(t, name, {dtype});
   c.shape_is(t, name, shape);
   c.same_device(like, like_name, t, name);
-  c.require(t.is_contiguous(), [&] { return std::string(name) + " is " + t.str() + " with strides " + shape_str(t.strides()) +
-                                   "; it must be contiguous"; });
+  c.require(t.is_contiguous(), [&] {
+    return std::string(name) + " is " + t.str() + " with strides " + shape_str(t.strides()) + "; it must be contiguous";
+  });
 }
 
 void check_heads(const Checker& c, int64_t hq, int64_t hkv, const char* kv_name) {
-  c.require(hkv >= 1 && hq % hkv == 0, [&] { return "q has " + std::to_string(hq) + " heads and " + kv_name + " has " +
-                                           std::to_string(hkv) + "; the query heads must be a multiple (>= 1) of the KV heads"; });
+  c.require(hkv >= 1 && hq % hkv == 0, [&] {
+    return "q has " + std::to_string(hq) + " heads and " + kv_name + " has " + std::to_string(hkv) +
+           "; the query heads must be a multiple (>= 1) of the KV heads";
+  });
 }
 
 void check_head_dims(const Checker& c, int64_t dqk, int64_t dv) {
@@ -125,10 +130,14 @@ void check_lse(const Checker& c, const Tensor& lse, const Shape& shape, const Te
 
 // Checks the parameters and returns them with the scale resolved (0 -> 1 / sqrt(dqk)).
 AttentionParams resolved(const Checker& c, AttentionParams p, int64_t dqk) {
-  c.require(std::isfinite(p.scale), [&] { return "params.scale is " + std::to_string(p.scale) + "; it must be finite"; });
-  c.require(std::isfinite(p.softcap) && p.softcap >= 0,
-            [&] { return "params.softcap is " + std::to_string(p.softcap) + "; it must be finite and >= 0 (0 = off)"; });
-  c.require(p.window_left >= -1, [&] { return "params.window_left is " + std::to_string(p.window_left) + "; it must be >= -1 (-1 = unlimited)"; });
+  c.require(std::isfinite(p.scale),
+            [&] { return "params.scale is " + std::to_string(p.scale) + "; it must be finite"; });
+  c.require(std::isfinite(p.softcap) && p.softcap >= 0, [&] {
+    return "params.softcap is " + std::to_string(p.softcap) + "; it must be finite and >= 0 (0 = off)";
+  });
+  c.require(p.window_left >= -1, [&] {
+    return "params.window_left is " + std::to_string(p.window_left) + "; it must be >= -1 (-1 = unlimited)";
+  });
   if (p.scale == 0.f) p.scale = float(1.0 / std::sqrt(double(dqk)));
   return p;
 }
@@ -219,10 +228,12 @@ void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, 
   const int64_t B = q.size(0), Sq = q.size(1), Hq = q.size(2), Dk = q.size(3);
   const int64_t num_pages = cache.k_pages.size(0), page_size = cache.k_pages.size(1), Hkv = cache.k_pages.size(2);
   const int64_t Dv = cache.v_pages.size(3);
-  c.require(Sq >= 1 && Sq <= 8, [&] { return "q is " + q.str() + "; decode takes 1 to 8 query tokens per sequence (dim 1)"; });
+  c.require(Sq >= 1 && Sq <= 8,
+            [&] { return "q is " + q.str() + "; decode takes 1 to 8 query tokens per sequence (dim 1)"; });
   c.shape_is(cache.k_pages, "k_pages", {num_pages, page_size, Hkv, Dk});
   c.shape_is(cache.v_pages, "v_pages", {num_pages, page_size, Hkv, Dv});
-  c.require(page_size >= 1, [&] { return "k_pages is " + cache.k_pages.str() + "; the page size (dim 1) must be at least 1"; });
+  c.require(page_size >= 1,
+            [&] { return "k_pages is " + cache.k_pages.str() + "; the page size (dim 1) must be at least 1"; });
   check_heads(c, Hq, Hkv, "k_pages");
   check_head_dims(c, Dk, Dv);
   c.shape_is(o, "o", {B, Sq, Hq, Dv});
@@ -230,12 +241,17 @@ void fmha_decode(const Tensor& q, const KvCache& cache, const Tensor& seq_lens, 
   const bool paged = !is_absent(cache.block_table);
   if (paged) {
     c.defined(cache.block_table, "block_table");
-    c.require(cache.block_table.ndim() == 2 && cache.block_table.size(0) == B,
-              [&] { return "block_table is " + cache.block_table.str() + "; expected [B, max_pages_per_seq] with B = " + std::to_string(B); });
+    c.require(cache.block_table.ndim() == 2 && cache.block_table.size(0) == B, [&] {
+      return "block_table is " + cache.block_table.str() +
+             "; expected [B, max_pages_per_seq] with B = " + std::to_string(B);
+    });
     check_index(c, cache.block_table, "block_table", DType::i32, cache.block_table.shape(), q, "q");
   } else {
-    c.require(num_pages == B, [&] { return "k_pages is " + cache.k_pages.str() + " and there is no block_table: a contiguous cache is [B, S_max, Hkv, Dk] with B = " +
-                                  std::to_string(B) + " (q's batch)"; });
+    c.require(num_pages == B, [&] {
+      return "k_pages is " + cache.k_pages.str() +
+             " and there is no block_table: a contiguous cache is [B, S_max, Hkv, Dk] with B = " + std::to_string(B) +
+             " (q's batch)";
+    });
   }
   const AttentionParams p = resolved(c, params, Dk);
   if (o.numel() == 0) return;
@@ -255,10 +271,12 @@ void mla_decode(const Tensor& q, const Tensor& latent_pages, const Tensor& block
   check_operand(c, latent_pages, "latent_pages", 3, "[num_pages, page_size, R + P]", &q, "q");
   check_operand(c, o, "o", 4, "[B, Sq, H, R]", &q, "q");
   const int64_t width = q.size(3), rank = o.size(3);
-  c.require(latent_pages.size(2) == width, [&] { return "latent_pages is " + latent_pages.str() + " and q is " + q.str() +
-                                              ": their last dims (R + P) differ"; });
-  c.require(rank >= 1 && rank <= width, [&] { return "o is " + o.str() + "; its last dim R must be in [1, " + std::to_string(width) +
-                                            "] (q's R + P)"; });
+  c.require(latent_pages.size(2) == width, [&] {
+    return "latent_pages is " + latent_pages.str() + " and q is " + q.str() + ": their last dims (R + P) differ";
+  });
+  c.require(rank >= 1 && rank <= width, [&] {
+    return "o is " + o.str() + "; its last dim R must be in [1, " + std::to_string(width) + "] (q's R + P)";
+  });
   // One KV head: the latent row is the key, its first R columns the value.
   const Tensor k = Tensor::view(latent_pages.data(), {latent_pages.size(0), latent_pages.size(1), 1, width}, q.dtype(),
                                 latent_pages.device(), {latent_pages.stride(0), latent_pages.stride(1), width, 1});
@@ -284,9 +302,10 @@ bool check_kv_cache_append(const Checker& c, const Tensor& k, const Tensor& v, c
   if (slots.device().is_cpu()) {
     const auto s = to_int_vector(slots);
     for (int64_t i = 0; i < T; ++i)
-      c.require(s[size_t(i)] < num_pages * page_size,
-                [&] { return "slots[" + std::to_string(i) + "] = " + std::to_string(s[size_t(i)]) + " is outside the cache's " +
-                    std::to_string(num_pages * page_size) + " slots; nothing was written"; });
+      c.require(s[size_t(i)] < num_pages * page_size, [&] {
+        return "slots[" + std::to_string(i) + "] = " + std::to_string(s[size_t(i)]) + " is outside the cache's " +
+               std::to_string(num_pages * page_size) + " slots; nothing was written";
+      });
   }
   return true;
 }

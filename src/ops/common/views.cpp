@@ -40,8 +40,8 @@ void Checker::rank_at_least(const Tensor& t, const char* name, int rank) const {
 }
 void Checker::last_dim_contiguous(const Tensor& t, const char* name) const {
   require(t.rows_contiguous(), [&] {
-    return std::string(name) + " is " + t.str() + " with last-dim stride " + std::to_string(t.ndim() ? t.stride(-1) : 1) +
-           "; it must be 1";
+    return std::string(name) + " is " + t.str() + " with last-dim stride " +
+           std::to_string(t.ndim() ? t.stride(-1) : 1) + "; it must be 1";
   });
 }
 void Checker::rows_fold(const Tensor& t, const char* name) const {

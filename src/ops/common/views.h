@@ -81,8 +81,10 @@ struct Checker {
   void require(bool ok, const std::string& what) const { if (!ok) fail(what); }
   // The message built only when the check fails (checks every call makes).
   template <class Message>
-    requires std::is_invocable_r_v<std::string, Message>
-  void require(bool ok, Message&& what) const { if (!ok) fail(what()); }
+  requires std::is_invocable_r_v<std::string, Message>
+  void require(bool ok, Message&& what) const {
+    if (!ok) fail(what());
+  }
 };
 
 // A float copy of any tensor's elements (any device, any strides), in row-major order of its shape.

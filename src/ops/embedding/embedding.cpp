@@ -55,7 +55,9 @@ void embedding(const Tensor& ids, const Tensor& table, const Tensor& y, const Op
   c.defined(table, "table");
   c.defined(y, "y");
   c.dtype_in(ids, "ids", {DType::i32, DType::i64});
-  c.require(ids.is_contiguous(), [&] { return "ids is " + ids.str() + " with strides " + shape_str(ids.strides()) + "; it must be contiguous"; });
+  c.require(ids.is_contiguous(), [&] {
+    return "ids is " + ids.str() + " with strides " + shape_str(ids.strides()) + "; it must be contiguous";
+  });
   c.require(ids.numel() < INT_MAX, [&] { return "ids is " + ids.str() + "; at most 2^31 - 2 ids per call"; });
   c.require(table.ndim() == 2, [&] { return "table is " + table.str() + "; expected 2 dims [vocab, dim]"; });
   c.dtype_in(table, "table", {DType::f32, DType::f16, DType::bf16});

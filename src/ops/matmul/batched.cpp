@@ -38,11 +38,14 @@ void check_operands(const Checker& ck, const Tensor& a, const Tensor& b, const T
   ck.defined(b, "b");
   ck.defined(c, "c");
   for (auto [t, name, rank] : {std::tuple{&a, "a", rank_a}, std::tuple{&b, "b", rank_b}, std::tuple{&c, "c", rank_c}})
-    ck.require(t->ndim() == rank, [&] { return std::string(name) + " is " + t->str() + "; expected a rank-" + std::to_string(rank) + " tensor"; });
+    ck.require(t->ndim() == rank, [&] {
+      return std::string(name) + " is " + t->str() + "; expected a rank-" + std::to_string(rank) + " tensor";
+    });
   ck.dtype_in(a, "a", {DType::f32, DType::f16, DType::bf16});
   ck.same_dtype(a, "a", b, "b");
-  ck.require(c.dtype() == a.dtype() || c.dtype() == DType::f32,
-             [&] { return "c is " + c.str() + "; its dtype must be a's (" + std::string(dtype_name(a.dtype())) + ") or f32"; });
+  ck.require(c.dtype() == a.dtype() || c.dtype() == DType::f32, [&] {
+    return "c is " + c.str() + "; its dtype must be a's (" + std::string(dtype_name(a.dtype())) + ") or f32";
+  });
   ck.same_device(a, "a", b, "b");
   ck.same_device(a, "a", c, "c");
   for (auto [t, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{&c, "c"}}) ck.last_dim_contiguous(*t, name);
@@ -62,9 +65,14 @@ void bmm(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout, co
   const int64_t batch = a.size(0), m = a.size(1), k = a.size(2);
   const int64_t n = b_layout == BLayout::nk ? b.size(1) : b.size(2);
   const int64_t kb = b_layout == BLayout::nk ? b.size(2) : b.size(1);
-  ck.require(b.size(0) == batch, [&] { return "a is " + a.str() + " and b is " + b.str() + ": batch sizes differ " + dims(batch, b.size(0)); });
-  ck.require(kb == k, [&] { return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ " + dims(k, kb); });
-  ck.require(c.shape() == Shape{batch, m, n}, [&] { return "c is " + c.str() + "; expected shape " + shape_str({batch, m, n}); });
+  ck.require(b.size(0) == batch, [&] {
+    return "a is " + a.str() + " and b is " + b.str() + ": batch sizes differ " + dims(batch, b.size(0));
+  });
+  ck.require(kb == k,
+             [&] { return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ " + dims(k, kb); });
+  ck.require(c.shape() == Shape{batch, m, n}, [&] {
+    return "c is " + c.str() + "; expected shape " + shape_str({batch, m, n});
+  });
   if (epilogue.bias.data()) {
     ck.shape_is(epilogue.bias, "bias", {n});
     ck.same_dtype(a, "a", epilogue.bias, "bias");
@@ -88,8 +96,12 @@ void group_gemm(const Tensor& a, const Tensor& b, const Tensor& offsets, const T
   const Checker ck{"group_gemm"};
   check_operands(ck, a, b, c, 2, 3, 2);
   const int64_t rows = a.size(0), k = a.size(1), groups = b.size(0), n = b.size(1);
-  ck.require(b.size(2) == k, [&] { return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ " + dims(k, b.size(2)); });
-  ck.require(c.shape() == Shape{rows, n}, [&] { return "c is " + c.str() + "; expected shape " + shape_str({rows, n}); });
+  ck.require(b.size(2) == k, [&] {
+    return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ " + dims(k, b.size(2));
+  });
+  ck.require(c.shape() == Shape{rows, n}, [&] {
+    return "c is " + c.str() + "; expected shape " + shape_str({rows, n});
+  });
   ck.defined(offsets, "offsets");
   ck.dtype_in(offsets, "offsets", {DType::i32, DType::i64});
   ck.shape_is(offsets, "offsets", {groups + 1});
@@ -102,10 +114,12 @@ void group_gemm(const Tensor& a, const Tensor& b, const Tensor& offsets, const T
     ck.require(o[0] == 0, [&] { return at(0) + "; it must be 0"; });
     max_group_rows = 0;
     for (size_t g = 1; g < o.size(); ++g) {
-      ck.require(o[g] >= o[g - 1], [&] { return at(g) + " is less than " + at(g - 1) + "; offsets must not decrease"; });
+      ck.require(o[g] >= o[g - 1],
+                 [&] { return at(g) + " is less than " + at(g - 1) + "; offsets must not decrease"; });
       max_group_rows = std::max(max_group_rows, o[g] - o[g - 1]);
     }
-    ck.require(o.back() == rows, [&] { return at(o.size() - 1) + "; it must equal the " + std::to_string(rows) + " rows of a"; });
+    ck.require(o.back() == rows,
+               [&] { return at(o.size() - 1) + "; it must equal the " + std::to_string(rows) + " rows of a"; });
   }
   if (c.numel() == 0) return;
   group_gemm_op()({a, b, offsets, c, max_group_rows}, a.device(), options);

@@ -51,15 +51,18 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout,
   ck.require(b.ndim() == 2, [&] { return "b is " + b.str() + "; expected a 2-D matrix"; });
   ck.dtype_in(a, "a", {DType::f32, DType::f16, DType::bf16});
   ck.same_dtype(a, "a", b, "b");
-  ck.require(c.dtype() == a.dtype() || c.dtype() == DType::f32,
-             [&] { return "c is " + c.str() + "; its dtype must be a's (" + std::string(dtype_name(a.dtype())) + ") or f32"; });
+  ck.require(c.dtype() == a.dtype() || c.dtype() == DType::f32, [&] {
+    return "c is " + c.str() + "; its dtype must be a's (" + std::string(dtype_name(a.dtype())) + ") or f32";
+  });
   ck.same_device(a, "a", b, "b");
   ck.same_device(a, "a", c, "c");
   const int64_t k = a.size(-1);
   const int64_t n = b_layout == BLayout::nk ? b.size(0) : b.size(1);
   const int64_t kb = b_layout == BLayout::nk ? b.size(1) : b.size(0);
-  ck.require(kb == k, [&] { return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" + std::to_string(k) +
-                          " vs " + std::to_string(kb) + ")"; });
+  ck.require(kb == k, [&] {
+    return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" + std::to_string(k) + " vs " +
+           std::to_string(kb) + ")";
+  });
   Shape want = a.shape();
   want.back() = n;
   ck.require(c.shape() == want, [&] { return "c is " + c.str() + "; expected shape " + shape_str(want); });
@@ -101,9 +104,12 @@ void matmul_silu_and_mul(const Tensor& a, const Tensor& w, const Tensor& c, cons
   ck.same_device(a, "a", w, "w");
   ck.same_device(a, "a", c, "c");
   const int64_t k = a.size(-1);
-  ck.require(w.size(1) == k, [&] { return "a is " + a.str() + " and w is " + w.str() + ": inner dimensions differ (" +
-                                 std::to_string(k) + " vs " + std::to_string(w.size(1)) + ")"; });
-  ck.require(w.size(0) % 2 == 0, [&] { return "w is " + w.str() + "; its rows (gate, then up) must be even in number"; });
+  ck.require(w.size(1) == k, [&] {
+    return "a is " + a.str() + " and w is " + w.str() + ": inner dimensions differ (" + std::to_string(k) + " vs " +
+           std::to_string(w.size(1)) + ")";
+  });
+  ck.require(w.size(0) % 2 == 0,
+             [&] { return "w is " + w.str() + "; its rows (gate, then up) must be even in number"; });
   Shape want = a.shape();
   want.back() = w.size(0) / 2;
   ck.require(c.shape() == want, [&] { return "c is " + c.str() + "; expected shape " + shape_str(want); });
@@ -114,7 +120,8 @@ void matmul_silu_and_mul(const Tensor& a, const Tensor& w, const Tensor& c, cons
   if (scratch.data() != nullptr) {
     Shape wide = want;
     wide.back() *= 2;
-    ck.require(scratch.shape() == wide, [&] { return "scratch is " + scratch.str() + "; expected shape " + shape_str(wide); });
+    ck.require(scratch.shape() == wide,
+               [&] { return "scratch is " + scratch.str() + "; expected shape " + shape_str(wide); });
     ck.same_dtype(c, "c", scratch, "scratch");
     ck.same_device(a, "a", scratch, "scratch");
     ck.require(scratch.is_contiguous(), "scratch must be contiguous");

@@ -18,9 +18,10 @@ void check_normed(const Checker& c, const Tensor& x, const Tensor& y, std::initi
   c.rank_at_least(x, "x", 1);
   c.dtype_in(x, "x", kFloatTypes);
   c.dtype_in(y, "y", kFloatTypes);
-  c.require(x.dtype() == y.dtype() || x.dtype() == DType::f32,
-            [&] { return "dtype of y (" + std::string(dtype_name(y.dtype())) + ") differs from x's (" + std::string(dtype_name(x.dtype())) +
-                "): only an f32 x may be normalised into another dtype"; });
+  c.require(x.dtype() == y.dtype() || x.dtype() == DType::f32, [&] {
+    return "dtype of y (" + std::string(dtype_name(y.dtype())) + ") differs from x's (" +
+           std::string(dtype_name(x.dtype())) + "): only an f32 x may be normalised into another dtype";
+  });
   c.same_shape(x, "x", y, "y");
   c.same_device(x, "x", y, "y");
   c.last_dim_contiguous(x, "x");

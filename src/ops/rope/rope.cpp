@@ -35,9 +35,10 @@ int64_t check_rope(const Checker& c, const Tensor& x, const Tensor& positions, c
             [&] { return "layout " + std::to_string(int(layout)) + " is not a RopeLayout (neox 0, interleaved 1)"; });
   const int64_t head_dim = x.size(2);
   const int64_t rotary = rotary_dim == 0 ? head_dim : rotary_dim;
-  c.require(rotary > 0 && rotary <= head_dim && rotary % 2 == 0,
-            [&] { return "rotary_dim " + std::to_string(rotary) + " must be even and in (0, head_dim = " + std::to_string(head_dim) +
-                "] (" + xn + " is " + x.str() + ")"; });
+  c.require(rotary > 0 && rotary <= head_dim && rotary % 2 == 0, [&] {
+    return "rotary_dim " + std::to_string(rotary) + " must be even and in (0, head_dim = " + std::to_string(head_dim) +
+           "] (" + xn + " is " + x.str() + ")";
+  });
   c.dtype_in(positions, "positions", {DType::i32, DType::i64});
   c.shape_is(positions, "positions", {x.size(0)});
   c.same_device(x, x_name, positions, "positions");
@@ -59,7 +60,8 @@ void rope(const Tensor& x, const Tensor& positions, const Tensor& inv_freq, cons
 
 std::vector<float> rope_inv_freq(int64_t rotary_dim, double theta) {
   const Checker c{"rope_inv_freq"};
-  c.require(rotary_dim > 0 && rotary_dim % 2 == 0, [&] { return "rotary_dim " + std::to_string(rotary_dim) + " must be even and positive"; });
+  c.require(rotary_dim > 0 && rotary_dim % 2 == 0,
+            [&] { return "rotary_dim " + std::to_string(rotary_dim) + " must be even and positive"; });
   c.require(std::isfinite(theta) && theta > 0, "theta must be finite and positive");
   std::vector<float> out(size_t(rotary_dim / 2));
   for (int64_t i = 0; i < rotary_dim / 2; ++i) out[size_t(i)] = float(std::pow(theta, -2.0 * double(i) / double(rotary_dim)));

@@ -30,8 +30,10 @@ void argmax(const Tensor& x, const Tensor& out, const Options& options) {
   const Shape& xs = x.shape();
   c.shape_is(out, "out", Shape(xs.begin(), xs.end() - 1));
   c.require(out.is_contiguous(), [&] { return "out must be contiguous, got " + out.str(); });
-  c.require(x.size(-1) > 0 || out.numel() == 0, [&] { return "x " + x.str() + " has an empty last dim: no entry to choose"; });
-  c.require(x.size(-1) <= std::numeric_limits<int32_t>::max(), [&] { return "x " + x.str() + " has rows longer than an i32 index reaches"; });
+  c.require(x.size(-1) > 0 || out.numel() == 0,
+            [&] { return "x " + x.str() + " has an empty last dim: no entry to choose"; });
+  c.require(x.size(-1) <= std::numeric_limits<int32_t>::max(),
+            [&] { return "x " + x.str() + " has rows longer than an i32 index reaches"; });
   if (x.numel() == 0) return;
   argmax_op()({x, out}, x.device(), options);
 }
