@@ -109,6 +109,32 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
 #endif
 }
 
+void copy_bytes_after(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
+                      [[maybe_unused]] StreamHandle stream) {
+  if (bytes == 0) return;
+  if (dst_device.is_cpu() && src_device.is_cpu()) { std::memmove(dst, src, bytes); return; }
+  require_cuda("copy_bytes_after");
+#if TESSERA_WITH_CUDA
+  const auto s = static_cast<cudaStream_t>(stream);
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
+#endif
+}
+
+bool stream_is_capturing([[maybe_unused]] StreamHandle stream) {
+#if TESSERA_WITH_CUDA
+  if (!cuda_available()) return false;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return status != cudaStreamCaptureStatusNone;
+#else
+  return false;
+#endif
+}
+
 void synchronize(Device device) {
   if (device.is_cpu()) return;
 #if TESSERA_WITH_CUDA

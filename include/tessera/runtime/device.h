@@ -33,7 +33,13 @@ void* device_alloc(size_t bytes, Device device);
 void device_free(void* ptr, Device device);
 // Copies between any two devices; synchronous with respect to the host.
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);
+// The same, ordered after the work already queued on `stream` (a CUDA stream of the device involved; ignored
+// between CPU buffers); returns when the copy is done. Waits for that stream only, not the whole device.
+void copy_bytes_after(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
+                      StreamHandle stream);
 void synchronize(Device device);
+// Whether `stream` is being captured into a CUDA graph (then nothing may wait for it); false without CUDA.
+bool stream_is_capturing(StreamHandle stream);
 
 // Owns a CUDA stream for its lifetime.
 class Stream {
