@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "../../include/tessera.h"
-
-__global__ void empty_kernel(int) {}
+#include "launch_helper.cu"  // the empty kernel and its two launches
 
 static double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -52,16 +51,8 @@ int main(int argc, char** argv) {
   if (argc < 2) { std::fprintf(stderr, "usage: %s libtessera.so\n", argv[0]); return 2; }
   cudaFree(nullptr);
   std::printf("TESSERA_PDL=%s\n", std::getenv("TESSERA_PDL") ? std::getenv("TESSERA_PDL") : "(unset)");
-  report("empty kernel <<<1,128>>>", [] { empty_kernel<<<1, 128>>>(0); });
-  report("empty kernel, cudaLaunchKernelEx + PDL", [] {
-    cudaLaunchConfig_t c{};
-    c.gridDim = dim3(1); c.blockDim = dim3(128);
-    cudaLaunchAttribute a[1];
-    a[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    a[0].val.programmaticStreamSerializationAllowed = 1;
-    c.attrs = a; c.numAttrs = 1;
-    cudaLaunchKernelEx(&c, empty_kernel, 0);
-  });
+  report("empty kernel <<<1,128>>>", probe_launch_empty);
+  report("empty kernel, cudaLaunchKernelEx + PDL", probe_launch_empty_pdl);
   int dev = 0;
   report("cudaGetDevice", [&] { cudaGetDevice(&dev); });
 
