@@ -295,20 +295,6 @@ std::map<std::string, Entry> memory_entries() {
 // ---------------------------------------------------------------------------------------------------------
 // The GPU timer.
 
-bool stream_is_capturing(StreamHandle stream) {
-#if TESSERA_WITH_CUDA
-  if (!cuda_available()) return false;
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) != cudaSuccess) {
-    cudaGetLastError();
-    return true;  // cannot tell: do not time
-  }
-  return status != cudaStreamCaptureStatusNone;
-#else
-  (void)stream;
-  return false;
-#endif
-}
 
 #if TESSERA_WITH_CUDA
 namespace {
@@ -433,7 +419,7 @@ size_t select_index_with(const Key& key, const std::vector<Candidate>& candidate
     if (!tunable && stand_ins == nullptr) return heuristic;
     timer = st.timer;
   }
-  if (!timer && stream_is_capturing(stream)) return heuristic;
+  if (!timer && tessera::stream_is_capturing(stream)) return heuristic;  // nothing may be timed
 
   std::lock_guard<std::recursive_mutex> tuning(st.tuning);
   {

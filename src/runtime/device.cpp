@@ -127,7 +127,7 @@ bool stream_is_capturing([[maybe_unused]] StreamHandle stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return true;
   }
   return status != cudaStreamCaptureStatusNone;
 #else

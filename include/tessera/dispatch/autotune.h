@@ -97,8 +97,6 @@ size_t select_index(const Key& key, const std::vector<Candidate>& candidates, si
 using Timer = std::function<std::optional<double>(const Candidate&, StreamHandle)>;
 void set_timer(Timer timer);  // nullptr restores the GPU timer
 std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream);
-// Whether `stream` is being captured into a CUDA graph (then nothing is timed).
-bool stream_is_capturing(StreamHandle stream);
 
 // ---- settings ----
 // Tuning on first use (TESSERA_AUTOTUNE, default 1); nullopt restores the environment's value.

@@ -38,7 +38,8 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
 void copy_bytes_after(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
                       StreamHandle stream);
 void synchronize(Device device);
-// Whether `stream` is being captured into a CUDA graph (then nothing may wait for it); false without CUDA.
+// Whether `stream` is being captured into a CUDA graph (then nothing may wait for it or time it); true when
+// CUDA cannot tell, false without CUDA.
 bool stream_is_capturing(StreamHandle stream);
 
 // Owns a CUDA stream for its lifetime.

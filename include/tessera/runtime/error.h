@@ -25,6 +25,10 @@ class Error : public std::runtime_error {
 inline void check(bool condition, const std::string& message) {
   if (!condition) invalid_argument(message);
 }
+// A literal message: no std::string is made (an allocation for one over 15 characters) unless the check fails.
+inline void check(bool condition, const char* message) {
+  if (!condition) invalid_argument(message);
+}
 // check(cond, [&] { return message; }): the message is built only when the check fails. For checks every op
 // call makes: formatting shapes into messages that are thrown away cost more than the launch.
 template <class Message>

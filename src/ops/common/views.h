@@ -79,6 +79,7 @@ struct Checker {
   void rows_fold(const Tensor& t, const char* name) const;
   [[noreturn]] void fail(const std::string& what) const;
   void require(bool ok, const std::string& what) const { if (!ok) fail(what); }
+  void require(bool ok, const char* what) const { if (!ok) fail(what); }  // a literal: no string made per call
   // The message built only when the check fails (checks every call makes).
   template <class Message>
   requires std::is_invocable_r_v<std::string, Message>

@@ -22,15 +22,21 @@ namespace {
 constexpr int kCheckCols = 1024, kCheckThreads = 128;
 constexpr int kRows = 1, kCols = 2048, kThreads = 128;
 
-template <class I>
-tile::View2<const I> flat_ids(const Tensor& ids) {
-  tile::View2<const I> v;
-  v.data = static_cast<const I*>(ids.data());
+// n contiguous elements as a [1, n] view.
+template <class T>
+tile::View2<T> one_row(T* data, int64_t n) {
+  tile::View2<T> v;
+  v.data = data;
   v.extent[0] = 1;
-  v.extent[1] = ids.numel();
-  v.stride[0] = ids.numel();
+  v.extent[1] = n;
+  v.stride[0] = n;
   v.stride[1] = 1;
   return v;
+}
+
+template <class I>
+tile::View2<const I> flat_ids(const Tensor& ids) {
+  return one_row(static_cast<const I*>(ids.data()), ids.numel());
 }
 
 // Throws (through bad_id_error) when an id is outside [0, vocab); runs on the ids' device.
@@ -42,11 +48,7 @@ void check_ids(const EmbeddingArgs& a, const dispatch::Options& opt) {
   int* first = static_cast<int*>(workspace("embedding.first_bad", size_t(blocks) * sizeof(int), a.ids.device()));
   typename K::Params p{};
   p.ids = flat_ids<I>(a.ids);
-  p.first.data = first;
-  p.first.extent[0] = 1;
-  p.first.extent[1] = blocks;
-  p.first.stride[0] = blocks;
-  p.first.stride[1] = 1;
+  p.first = one_row(first, blocks);
   p.vocab = a.table.size(0);
   tile::active::launch<K>({blocks}, p, opt.stream);
   std::vector<int> firsts(size_t(blocks), 0);
