@@ -188,6 +188,90 @@ __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Co
   }
 }
 
+namespace detail {
+// The edge paths of load and store, out of line (the ColdEdges hint). The staging tiles live in local memory,
+// aligned for the vector accesses of the chunks that are whole.
+template <class L, class U, class T>
+__device__ __noinline__ void load_edges(Tile<U, L>* out, const View2<T> view, Coord at, U padv) {
+  using Copy = chunk_copy<U, L::V>;
+#pragma unroll
+  for (int k = 0; k < L::chunks; ++k) {
+    const int ch = L::chunk(k);
+    const int64_t gr = at.row + ch / L::nc;
+    const int64_t gc = at.col + (ch % L::nc) * L::V;
+    const bool row_in = gr >= 0 && gr < view.extent[0];
+    const U* src = view.data + gr * view.stride[0] + gc * view.stride[1];
+    if (row_in && gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(src)) {
+      Copy::run(&out->v[k * L::V], src);
+    } else {
+#pragma unroll
+      for (int i = 0; i < L::V; ++i) {
+        const bool in = row_in && gc + i >= 0 && gc + i < view.extent[1];
+        out->v[k * L::V + i] = in ? view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] : padv;
+      }
+    }
+  }
+}
+
+template <class L, class U>
+__device__ __noinline__ void store_edges(const View2<U> view, Coord at, const Tile<U, L>* t) {
+  using Copy = chunk_copy<U, L::V>;
+#pragma unroll
+  for (int k = 0; k < L::chunks; ++k) {
+    const int ch = L::chunk(k);
+    const int64_t gr = at.row + ch / L::nc;
+    const int64_t gc = at.col + (ch % L::nc) * L::V;
+    if (gr < 0 || gr >= view.extent[0]) continue;
+    U* dst = view.data + gr * view.stride[0] + gc * view.stride[1];
+    if (gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(dst)) {
+      Copy::run(dst, &t->v[k * L::V]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < L::V; ++i)
+        if (gc + i >= 0 && gc + i < view.extent[1]) view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] = t->v[k * L::V + i];
+    }
+  }
+}
+}  // namespace detail
+
+// load with the ColdEdges hint (common.h): the same result.
+template <int R, int C, int TH, class T>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
+                                                                               Coord at, float pad, ColdEdges) {
+  using U = std::remove_const_t<T>;
+  using L = Blocked<R, C, TH>;
+  using Copy = detail::chunk_copy<U, L::V>;
+  Tile<U, L> t;
+  if (detail::tile_inside<L>(view, at)) {
+    const U* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+    for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + detail::chunk_offset<L>(k, view.stride[0]));
+    return t;
+  }
+  alignas(16) Tile<U, L> edges;
+  detail::load_edges(&edges, view, at, convert_element<U>(pad));
+  t = edges;
+  return t;
+}
+
+// store with the ColdEdges hint: the same writes.
+template <class T, class U, int R, int C, int TH>
+__device__ __forceinline__ void store(const Block<TH>& blk, const View2<T>& view, Coord at, const Tile<U, Blocked<R, C, TH>>& t,
+                                      ColdEdges) {
+  static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
+  using L = Blocked<R, C, TH>;
+  using Copy = detail::chunk_copy<U, L::V>;
+  if (!L::owner(0)) return;
+  if (detail::tile_inside<L>(view, at)) {
+    T* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+    for (int k = 0; k < L::chunks; ++k) Copy::run(base + detail::chunk_offset<L>(k, view.stride[0]), &t.v[k * L::V]);
+    return;
+  }
+  alignas(16) const Tile<U, L> edges = t;
+  detail::store_edges(view, at, &edges);
+}
+
 template <class L, int TH>
 __device__ __forceinline__ void atomic_add(const Block<TH>&, const View2<float>& view, Coord at, const Tile<float, L>& t) {
 #pragma unroll

@@ -114,6 +114,16 @@ void store(const Block&, const View2<T>& view, Coord at, const Tile<U, R, C>& t)
   }
 }
 
+// The ColdEdges hint (common.h) changes only how the GPU compiles edge tiles.
+template <int R, int C, class T>
+Tile<std::remove_const_t<T>, R, C> load(const Block& blk, const View2<T>& view, Coord at, float pad, ColdEdges) {
+  return load<R, C>(blk, view, at, pad);
+}
+template <class T, class U, int R, int C>
+void store(const Block& blk, const View2<T>& view, Coord at, const Tile<U, R, C>& t, ColdEdges) {
+  store(blk, view, at, t);
+}
+
 // Adds the tile into global memory element by element, atomically with respect to other blocks.
 template <class U, int R, int C>
 void atomic_add(const Block&, const View2<float>& view, Coord at, const Tile<U, R, C>& t) {
