@@ -4,6 +4,9 @@
 //     four for f32, all in flight at once), for gelu on contiguous tensors (seen as one long row) and rows
 //     wider than 256. gelu (erf: many live registers) also asks for 8 blocks per multiprocessor (63
 //     registers): 52% vs 48% of copy bandwidth. 1 x 2048 over 256 threads ran silu_and_mul at 53%, this 73%;
+//   - silu_and_mul (two loads, little math) on rows wider than 256: 1 x 1024 over 128 threads, at least 12
+//     blocks per multiprocessor: 84% vs 77% of copy bandwidth for 1 x 2048 (bench/probes/membound_variants.cu,
+//     bench/results/2026-11-24-h200-session13);
 //   - a narrow tile, 8 x 256 over 256 threads: rows of at most 256 elements that cannot be flattened.
 #pragma once
 #include "ops/activation/args.h"
@@ -34,9 +37,9 @@ void launch_gelu(const tile::View2<const T>& x, const tile::View2<T>& y, GeluApp
   tile::active::launch<K>(grid, p, opt.stream);
 }
 
-template <class T, int ROWS, int COLS, int THREADS>
+template <class T, int ROWS, int COLS, int THREADS, int MIN_BLOCKS = 1>
 void launch_silu_and_mul(const SiluAndMulArgs& a, const dispatch::Options& opt) {
-  using K = kernels::SiluAndMul<T, ROWS, COLS, THREADS>;
+  using K = tile::MinBlocksPerSm<kernels::SiluAndMul<T, ROWS, COLS, THREADS>, MIN_BLOCKS>;
   typename K::Params p{};
   const auto x = as_rows<const T>(a.x);
   const int64_t n = a.y.size(-1);
@@ -68,7 +71,7 @@ void gelu(const GeluArgs& a, const dispatch::Options& opt) {
 void silu_and_mul(const SiluAndMulArgs& a, const dispatch::Options& opt) {
   visit_float_dtype(a.x.dtype(), [&](auto t) {
     using T = decltype(t);
-    if (a.y.size(-1) > kNarrowCols) launch_silu_and_mul<T, 1, 2048, 128>(a, opt);
+    if (a.y.size(-1) > kNarrowCols) launch_silu_and_mul<T, 1, 1024, 128, 12>(a, opt);
     else launch_silu_and_mul<T, 8, 256, 256>(a, opt);
   });
 }

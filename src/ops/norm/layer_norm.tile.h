@@ -32,14 +32,15 @@ struct LayerNorm {
     const int64_t n = p.x.extent[1];
     const auto col = arange<1, COLS>(blk, 1);
     if (ONE_PASS || n <= COLS) {
-      const auto x = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
-      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}));  // in flight during the reductions
-      const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}));
+      // Edge tiles out of line: x, weight and bias fill the registers (tile::ColdEdges).
+      const auto x = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges));
+      const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}, 0.f, tile::cold_edges));  // in flight during the reductions
+      const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}, 0.f, tile::cold_edges));
       const auto mean = row_sum(x) / float(n);
       const auto d0 = where(col < n, x - mean, 0.f);
       const auto d = where(col < n, d0 - row_sum(d0) / float(n), 0.f);
       const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
-      store(blk, p.y, {r0, 0}, cast<Y>(d * rstd * w + b));
+      store(blk, p.y, {r0, 0}, cast<Y>(d * rstd * w + b), tile::cold_edges);
       return;
     }
     if constexpr (!ONE_PASS) three_pass(blk, p, r0, n, col);
