@@ -105,10 +105,10 @@ TILE_HD Coord tile_origin(const Block& blk, int64_t col_tiles) {
 }
 
 // A hint to load and store: a tile that crosses its view's edges (or is unaligned, or column-strided) takes
-// the element-by-element path out of line. Inlined, that path makes the compiler keep the whole tile
-// unpacked, a register per 16-bit element, on the vector path too; out of line, the vector path keeps its
-// registers but every kernel that uses the hint carries a call (its register allocation then respects the
-// call's conventions). For kernels whose tiles are nearly all inside and whose occupancy is limited by
+// the element-by-element path out of line. Inlined, that path raises the registers of the vector path too
+// (96 vs 72 for a 2 x 8192 bf16 tile, weight and bias over 512 threads; the likely cause, not confirmed in
+// SASS: 16-bit elements held one to a register); out of line, the vector path keeps its registers but every
+// kernel that uses the hint carries a call (its register allocation then respects the call's conventions). For kernels whose tiles are nearly all inside and whose occupancy is limited by
 // registers: layer_norm 47% -> 57% and silu_and_mul 77% -> 84% of copy bandwidth on an H200, where gelu and
 // rope lost 5-9% with it (bench/results/2026-11-24-h200-session13). The host backend ignores it.
 struct ColdEdges {};
