@@ -108,9 +108,10 @@ TILE_HD Coord tile_origin(const Block& blk, int64_t col_tiles) {
 // the element-by-element path out of line. Inlined, that path raises the registers of the vector path too
 // (96 vs 72 for a 2 x 8192 bf16 tile, weight and bias over 512 threads; the likely cause, not confirmed in
 // SASS: 16-bit elements held one to a register); out of line, the vector path keeps its registers but every
-// kernel that uses the hint carries a call (its register allocation then respects the call's conventions). For kernels whose tiles are nearly all inside and whose occupancy is limited by
-// registers: layer_norm 47% -> 57% and silu_and_mul 77% -> 84% of copy bandwidth on an H200, where gelu and
-// rope lost 5-9% with it (bench/results/2026-11-24-h200-session13). The host backend ignores it.
+// kernel that uses the hint carries a call (its register allocation then respects the call's conventions).
+// For kernels whose tiles are nearly all inside and whose occupancy is limited by registers: layer_norm
+// 47% -> 57% and silu_and_mul 77% -> 84% of copy bandwidth on an H200, where gelu and rope lost 5-9% with it
+// (bench/results/2026-11-24-h200-session13). The host backend ignores it.
 struct ColdEdges {};
 inline constexpr ColdEdges cold_edges{};
 

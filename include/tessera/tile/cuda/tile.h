@@ -115,21 +115,13 @@ __device__ __forceinline__ int64_t chunk_offset(int k, int64_t row_stride) {
 }
 }  // namespace detail
 
-// The R x C tile at view(at.row, at.col), `pad` outside the extents. Same contract as host::load.
-template <int R, int C, int TH, class T>
-__device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
-                                                                               Coord at, float pad = 0.f) {
-  using U = std::remove_const_t<T>;
-  using L = Blocked<R, C, TH>;
-  using Copy = detail::chunk_copy<U, L::V>;
-  Tile<U, L> t;
-  if (detail::tile_inside<L>(view, at)) {
-    const U* base = view.data + at.row * view.stride[0] + at.col;
-#pragma unroll
-    for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + detail::chunk_offset<L>(k, view.stride[0]));
-    return t;
-  }
-  const U padv = convert_element<U>(pad);
+namespace detail {
+// Chunk by chunk, for a Blocked tile that may cross its view's edges (or is unaligned, or column-strided): a
+// vector copy where the chunk is whole, inside and aligned, element by element otherwise (`padv` outside the
+// extents on loads; writes outside them dropped on stores).
+template <class L, class U, class T>
+__device__ __forceinline__ void load_edge_chunks(U* v, const View2<T>& view, Coord at, U padv) {
+  using Copy = chunk_copy<U, L::V>;
 #pragma unroll
   for (int k = 0; k < L::chunks; ++k) {
     const int ch = L::chunk(k);
@@ -138,45 +130,110 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(
     const bool row_in = gr >= 0 && gr < view.extent[0];
     const U* src = view.data + gr * view.stride[0] + gc * view.stride[1];
     if (row_in && gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(src)) {
-      Copy::run(&t.v[k * L::V], src);
+      Copy::run(&v[k * L::V], src);
     } else {
 #pragma unroll
       for (int i = 0; i < L::V; ++i) {
         const bool in = row_in && gc + i >= 0 && gc + i < view.extent[1];
-        t.v[k * L::V + i] = in ? view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] : padv;
+        v[k * L::V + i] = in ? view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] : padv;
       }
     }
   }
+}
+
+template <class L, class U>
+__device__ __forceinline__ void store_edge_chunks(const View2<U>& view, Coord at, const U* v) {
+  using Copy = chunk_copy<U, L::V>;
+#pragma unroll
+  for (int k = 0; k < L::chunks; ++k) {
+    const int ch = L::chunk(k);
+    const int64_t gr = at.row + ch / L::nc;
+    const int64_t gc = at.col + (ch % L::nc) * L::V;
+    if (gr < 0 || gr >= view.extent[0]) continue;
+    U* dst = view.data + gr * view.stride[0] + gc * view.stride[1];
+    if (gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(dst)) {
+      Copy::run(dst, &v[k * L::V]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < L::V; ++i)
+        if (gc + i >= 0 && gc + i < view.extent[1]) view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] = v[k * L::V + i];
+    }
+  }
+}
+
+// The same, out of line (the ColdEdges hint, common.h). The tiles they fill or read live in local memory.
+template <class L, class U, class T>
+__device__ __noinline__ void load_edge_chunks_cold(Tile<U, L>* out, const View2<T> view, Coord at, U padv) {
+  load_edge_chunks<L>(out->v, view, at, padv);
+}
+template <class L, class U>
+__device__ __noinline__ void store_edge_chunks_cold(const View2<U> view, Coord at, const Tile<U, L>* t) {
+  store_edge_chunks<L>(view, at, t->v);
+}
+
+// load and store of Blocked tiles: one unpredicated vector access per chunk when the whole tile is inside
+// (tile_inside), the edge paths above otherwise, inline or (COLD) out of line. The local tiles of the
+// out-of-line paths are aligned for the vector accesses of their whole chunks.
+template <bool COLD, int R, int C, int TH, class T>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load_blocked(const View2<T>& view, Coord at,
+                                                                                       float pad) {
+  using U = std::remove_const_t<T>;
+  using L = Blocked<R, C, TH>;
+  using Copy = chunk_copy<U, L::V>;
+  Tile<U, L> t;
+  if (tile_inside<L>(view, at)) {
+    const U* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+    for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + chunk_offset<L>(k, view.stride[0]));
+    return t;
+  }
+  if constexpr (COLD) {
+    alignas(16) Tile<U, L> edges;
+    load_edge_chunks_cold(&edges, view, at, convert_element<U>(pad));
+    t = edges;
+  } else {
+    load_edge_chunks<L>(t.v, view, at, convert_element<U>(pad));
+  }
   return t;
+}
+
+template <bool COLD, class U, class L>
+__device__ __forceinline__ void store_blocked(const View2<U>& view, Coord at, const Tile<U, L>& t) {
+  using Copy = chunk_copy<U, L::V>;
+  if (!L::owner(0)) return;
+  if (tile_inside<L>(view, at)) {
+    U* base = view.data + at.row * view.stride[0] + at.col;
+#pragma unroll
+    for (int k = 0; k < L::chunks; ++k) Copy::run(base + chunk_offset<L>(k, view.stride[0]), &t.v[k * L::V]);
+    return;
+  }
+  if constexpr (COLD) {
+    alignas(16) const Tile<U, L> edges = t;
+    store_edge_chunks_cold(view, at, &edges);
+  } else {
+    store_edge_chunks<L>(view, at, t.v);
+  }
+}
+}  // namespace detail
+
+// The R x C tile at view(at.row, at.col), `pad` outside the extents. Same contract as host::load.
+template <int R, int C, int TH, class T>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
+                                                                               Coord at, float pad = 0.f) {
+  return detail::load_blocked<false, R, C, TH>(view, at, pad);
+}
+// With the ColdEdges hint (common.h): the same result.
+template <int R, int C, int TH, class T>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
+                                                                               Coord at, float pad, ColdEdges) {
+  return detail::load_blocked<true, R, C, TH>(view, at, pad);
 }
 
 template <class T, class U, class L, int TH>
 __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, L>& t) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
   if constexpr (std::is_same_v<L, Blocked<L::rows, L::cols, TH>>) {
-    using Copy = detail::chunk_copy<U, L::V>;
-    if (!L::owner(0)) return;
-    if (detail::tile_inside<L>(view, at)) {
-      T* base = view.data + at.row * view.stride[0] + at.col;
-#pragma unroll
-      for (int k = 0; k < L::chunks; ++k) Copy::run(base + detail::chunk_offset<L>(k, view.stride[0]), &t.v[k * L::V]);
-      return;
-    }
-#pragma unroll
-    for (int k = 0; k < L::chunks; ++k) {
-      const int ch = L::chunk(k);
-      const int64_t gr = at.row + ch / L::nc;
-      const int64_t gc = at.col + (ch % L::nc) * L::V;
-      if (gr < 0 || gr >= view.extent[0]) continue;
-      T* dst = view.data + gr * view.stride[0] + gc * view.stride[1];
-      if (gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(dst)) {
-        Copy::run(dst, &t.v[k * L::V]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < L::V; ++i)
-          if (gc + i >= 0 && gc + i < view.extent[1]) view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] = t.v[k * L::V + i];
-      }
-    }
+    detail::store_blocked<false>(view, at, t);
   } else {
 #pragma unroll
     for (int e = 0; e < L::size; ++e) {
@@ -187,89 +244,12 @@ __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Co
     }
   }
 }
-
-namespace detail {
-// The edge paths of load and store, out of line (the ColdEdges hint). The staging tiles live in local memory,
-// aligned for the vector accesses of the chunks that are whole.
-template <class L, class U, class T>
-__device__ __noinline__ void load_edges(Tile<U, L>* out, const View2<T> view, Coord at, U padv) {
-  using Copy = chunk_copy<U, L::V>;
-#pragma unroll
-  for (int k = 0; k < L::chunks; ++k) {
-    const int ch = L::chunk(k);
-    const int64_t gr = at.row + ch / L::nc;
-    const int64_t gc = at.col + (ch % L::nc) * L::V;
-    const bool row_in = gr >= 0 && gr < view.extent[0];
-    const U* src = view.data + gr * view.stride[0] + gc * view.stride[1];
-    if (row_in && gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(src)) {
-      Copy::run(&out->v[k * L::V], src);
-    } else {
-#pragma unroll
-      for (int i = 0; i < L::V; ++i) {
-        const bool in = row_in && gc + i >= 0 && gc + i < view.extent[1];
-        out->v[k * L::V + i] = in ? view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] : padv;
-      }
-    }
-  }
-}
-
-template <class L, class U>
-__device__ __noinline__ void store_edges(const View2<U> view, Coord at, const Tile<U, L>* t) {
-  using Copy = chunk_copy<U, L::V>;
-#pragma unroll
-  for (int k = 0; k < L::chunks; ++k) {
-    const int ch = L::chunk(k);
-    const int64_t gr = at.row + ch / L::nc;
-    const int64_t gc = at.col + (ch % L::nc) * L::V;
-    if (gr < 0 || gr >= view.extent[0]) continue;
-    U* dst = view.data + gr * view.stride[0] + gc * view.stride[1];
-    if (gc >= 0 && gc + L::V <= view.extent[1] && view.stride[1] == 1 && Copy::aligned(dst)) {
-      Copy::run(dst, &t->v[k * L::V]);
-    } else {
-#pragma unroll
-      for (int i = 0; i < L::V; ++i)
-        if (gc + i >= 0 && gc + i < view.extent[1]) view.data[gr * view.stride[0] + (gc + i) * view.stride[1]] = t->v[k * L::V + i];
-    }
-  }
-}
-}  // namespace detail
-
-// load with the ColdEdges hint (common.h): the same result.
-template <int R, int C, int TH, class T>
-__device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
-                                                                               Coord at, float pad, ColdEdges) {
-  using U = std::remove_const_t<T>;
-  using L = Blocked<R, C, TH>;
-  using Copy = detail::chunk_copy<U, L::V>;
-  Tile<U, L> t;
-  if (detail::tile_inside<L>(view, at)) {
-    const U* base = view.data + at.row * view.stride[0] + at.col;
-#pragma unroll
-    for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + detail::chunk_offset<L>(k, view.stride[0]));
-    return t;
-  }
-  alignas(16) Tile<U, L> edges;
-  detail::load_edges(&edges, view, at, convert_element<U>(pad));
-  t = edges;
-  return t;
-}
-
-// store with the ColdEdges hint: the same writes.
+// With the ColdEdges hint: the same writes.
 template <class T, class U, int R, int C, int TH>
-__device__ __forceinline__ void store(const Block<TH>& blk, const View2<T>& view, Coord at, const Tile<U, Blocked<R, C, TH>>& t,
+__device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, Blocked<R, C, TH>>& t,
                                       ColdEdges) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
-  using L = Blocked<R, C, TH>;
-  using Copy = detail::chunk_copy<U, L::V>;
-  if (!L::owner(0)) return;
-  if (detail::tile_inside<L>(view, at)) {
-    T* base = view.data + at.row * view.stride[0] + at.col;
-#pragma unroll
-    for (int k = 0; k < L::chunks; ++k) Copy::run(base + detail::chunk_offset<L>(k, view.stride[0]), &t.v[k * L::V]);
-    return;
-  }
-  alignas(16) const Tile<U, L> edges = t;
-  detail::store_edges(view, at, &edges);
+  detail::store_blocked<true>(view, at, t);
 }
 
 template <class L, int TH>
