@@ -63,5 +63,26 @@ TEST(DecodeSplits, FewestWavesAndEveryKeyOnce) {
       }
 }
 
+// On the device each split takes its share of the sequence's own length: whole tiles, in order, every key
+// once, and a sequence much shorter than the cache still spread over the splits.
+TEST(DecodeSplits, SplitsShareTheSequenceLength) {
+  using ops::kernels::split_key_range;
+  for (int64_t len : {0, 1, 63, 64, 65, 300, 2047, 2080, 4096, 100001})
+    for (int64_t splits : {1, 2, 7, 16, 33, 264}) {
+      int64_t next = 0, longest = 0;
+      for (int64_t s = 0; s < splits; ++s) {
+        const auto [begin, end] = split_key_range(s, splits, len, 64);
+        EXPECT_EQ(begin % 64, 0) << len << " " << splits << " " << s;
+        if (end <= begin) continue;  // an empty split: past the end of a short sequence
+        EXPECT_EQ(begin, next) << len << " " << splits << " " << s;
+        next = end;
+        longest = std::max(longest, (end - begin + 63) / 64);
+      }
+      EXPECT_EQ(next, len) << len << " " << splits;
+      const int64_t tiles = (len + 63) / 64;
+      EXPECT_EQ(longest, (tiles + splits - 1) / splits) << len << " " << splits;  // the longest split: an even share
+    }
+}
+
 TEST(AttentionReference, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, dispatch::Backend::reference); }
 }  // namespace tessera::testing

@@ -12,7 +12,9 @@ namespace tessera::ops::TESSERA_TILE_BACKEND {
 // Per-device (and per-stream) fp32 scratch, grown on demand and then reused (defined in launch.h).
 float* decode_scratch(Device device, StreamHandle stream, int64_t floats);
 
-// How the keys are split: `splits` parts of tokens_per_split keys (a multiple of the key tile).
+// How the keys of a full cache are split: `splits` parts of tokens_per_split keys (a multiple of the key tile).
+// The kernels take only the count: each sequence's own length is shared over the splits on the device
+// (split_key_range, fmha_decode.tile.h).
 struct KeySplits {
   int64_t splits = 1, tokens_per_split = 0;
 };
@@ -26,7 +28,7 @@ int64_t decode_slots(int64_t blocks_per_sm);
 // counting a block's start and end (and its share of the merge) as kBlockOverheadTiles key tiles, each split at
 // least `min_tiles` tiles long. Blocks of a last, partial wave cost as much as a full one, so 320 blocks on 264
 // slots lose to 256. Capacity, not the sequence lengths, which are on the device: the choice depends on shapes
-// only, so a captured decode step replays it.
+// only, so a captured decode step replays it (and sequences shorter than the cache get shorter splits).
 inline KeySplits split_keys(int64_t capacity, int64_t key_tile, int64_t blocks, int64_t slots, int64_t min_tiles = 1) {
   constexpr int64_t kBlockOverheadTiles = 2;
   const int64_t key_tiles = std::max<int64_t>(1, (capacity + key_tile - 1) / key_tile);

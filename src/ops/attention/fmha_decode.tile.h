@@ -27,6 +27,20 @@ TILE_DEVICE tile::View3<T> head_range(tile::View3<T> v, int64_t h0, int64_t coun
   return v;
 }
 
+// The keys [begin, end) of split `split` of a sequence of `len` tokens: the splits share the sequence's own
+// length in whole tiles of `tile` keys. The split count is chosen on the host from the cache's capacity
+// (decode_splits.h: shapes only, so a captured step replays), but the keys are those of this step: a short
+// sequence in a long cache still spreads over every split, instead of leaving all but the first few empty.
+struct KeyRange {
+  int64_t begin, end;
+};
+TILE_HD KeyRange split_key_range(int64_t split, int64_t splits, int64_t len, int64_t tile) {
+  const int64_t tiles = (len + tile - 1) / tile;
+  const int64_t per = (tiles + splits - 1) / splits * tile;
+  const int64_t begin = split * per;
+  return {begin, begin + per < len ? begin + per : len};
+}
+
 template <class T, int BM, int DQK, int DV, int THREADS>
 struct FmhaDecode {
   static constexpr int threads = THREADS;
@@ -42,7 +56,6 @@ struct FmhaDecode {
     int64_t group;             // G: query heads per KV head
     int64_t row_tiles;         // Q tiles per group: ceil(Sq * G / BM)
     int64_t splits;            // key splits (grid axis 0 is splits * row_tiles)
-    int64_t tokens_per_split;  // a multiple of kKeyTile
     int64_t window_left;
     Logits logits;
   };
@@ -54,8 +67,7 @@ struct FmhaDecode {
     const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
     const int64_t Sq = p.q.extent[1], page_size = p.k_pages.extent[2];
     const int64_t len = p.seq_lens(b);
-    const int64_t t_begin = split * p.tokens_per_split;
-    const int64_t t_end = t_begin + p.tokens_per_split < len ? t_begin + p.tokens_per_split : len;
+    const auto [t_begin, t_end] = split_key_range(split, p.splits, len, BN);
     // The earliest token any query row may see (the window of the first query token).
     const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
 

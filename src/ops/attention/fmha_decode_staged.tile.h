@@ -52,7 +52,6 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     int64_t group;             // G: query heads per KV head
     int64_t row_tiles;         // 64-row query tiles per group: ceil(Sq * G / 64)
     int64_t splits;            // key splits (grid axis 0 is splits * row_tiles)
-    int64_t tokens_per_split;  // a multiple of BN
     int64_t window_left;
     Logits logits;
   };
@@ -93,8 +92,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * BM;
     const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
     const int64_t Sq = p.q.extent[1], len = p.seq_lens(b);
-    const int64_t t_begin = split * p.tokens_per_split;
-    const int64_t t_end = t_begin + p.tokens_per_split < len ? t_begin + p.tokens_per_split : len;
+    const auto [t_begin, t_end] = split_key_range(split, p.splits, len, BN);  // tiles start at multiples of BN
     // Whole tiles before the window of the first query token are never seen.
     int64_t k_begin = t_begin;
     const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;

@@ -53,15 +53,22 @@ bool staged_decode_applies(const FmhaDecodeArgs& a) {
 namespace at = dispatch::autotune;
 
 // A split streams at least this many key tiles: fewer, and a block's start and end and the merge cost more
-// than the keys (measured: 33 one-tile splits of a 2k-token sequence took 48 us + 71 us of merge).
-constexpr int64_t kMinTilesPerSplit = 4;
+// than the keys (measured: 33 one-tile splits of a 2k-token sequence took 48 us + 71 us of merge, with a
+// merge that has since become 3x faster). Each configuration is also offered with splits of at least 2 tiles:
+// at batch 1 a 2k-token cache otherwise runs on 56 of 132 multiprocessors, five tiles in series each.
+constexpr int64_t kMinTilesPerSplit = 4, kMinTilesPerShortSplit = 2;
 
 template <class T, class F>
 std::vector<at::Candidate> staged_decode_configs(int64_t d, const F& launch) {
   using kernels::StagedDecodeShape;
-  if (d == 64) return {{"bn128_s4", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}); }}};
-  return {{"bn64_s3_x2", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}); }},
-          {"bn64_s4", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}); }}};
+  constexpr int64_t n = kMinTilesPerSplit, s = kMinTilesPerShortSplit;
+  if (d == 64)
+    return {{"bn128_s4", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, n); }},
+            {"bn128_s4_short", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, s); }}};
+  return {{"bn64_s3_x2", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, n); }},
+          {"bn64_s4", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}, n); }},
+          {"bn64_s3_x2_short", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, s); }},
+          {"bn64_s4_short", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}, s); }}};
 }
 
 #if defined(__CUDACC__)
@@ -83,12 +90,12 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
       const int64_t Hkv = a.cache.k_pages.size(2), page_size = a.cache.k_pages.size(1), G = Hq / Hkv;
       const bool paged = !is_absent(a.cache.block_table);
       const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
-      auto launch = [&, k_planes, v_planes](auto shape) {
+      auto launch = [&, k_planes, v_planes](auto shape, int64_t min_tiles_per_split) {
         using Shape = decltype(shape);
         using K = kernels::FmhaDecodeStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
         const int64_t row_tiles = (Sq * G + Shape::bm - 1) / Shape::bm;
         const KeySplits ks = split_keys(capacity, Shape::bn, B * Hkv * row_tiles,
-                                        decode_slots(Shape::blocks_per_sm), kMinTilesPerSplit);
+                                        decode_slots(Shape::blocks_per_sm), min_tiles_per_split);
         typename K::Params p{};
         p.q = as_view<const T, 4>(a.q);
         p.k = tile::active::make_tma_tensor<kernels::kCacheBox, Shape::d>(k_planes);
@@ -101,7 +108,6 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
         p.group = G;
         p.row_tiles = row_tiles;
         p.splits = ks.splits;
-        p.tokens_per_split = ks.tokens_per_split;
         p.window_left = a.params.window_left;
         p.logits = {a.params.scale, a.params.softcap};
         const tile::Grid grid{ks.splits * row_tiles, Hkv, B};
@@ -117,7 +123,9 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
         merge_decode_partials<T, Shape::d>(parts, a.o, opt.stream);
       };
       const auto configs = staged_decode_configs<T>(d, launch);
-      const std::string kind = std::string(dtype_name(a.q.dtype())) + (a.params.window_left >= 0 ? "_window" : "");
+      // "_splits": the configurations differ in split length too (choices cached before that are not reused).
+      const std::string kind =
+          std::string(dtype_name(a.q.dtype())) + (a.params.window_left >= 0 ? "_window" : "") + "_splits";
       const auto key = at::make_key("fmha_decode", kind,
                                     at::shape_class({{"d", d}, {"rows", at::pow2_bucket(Sq * G)},
                                                      {"heads", at::pow2_bucket(B * Hkv)}, {"keys", at::pow2_bucket(capacity)}}));

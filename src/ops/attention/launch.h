@@ -114,8 +114,7 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   const bool paged = !is_absent(a.cache.block_table);
   const int64_t G = Hq / Hkv, row_tiles = (Sq * G + kDecodeRows - 1) / kDecodeRows;
   const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
-  const auto [splits, tokens_per_split] =
-      split_keys(capacity, kernels::kKeyTile, B * Hkv * row_tiles, decode_slots(2));
+  const int64_t splits = split_keys(capacity, kernels::kKeyTile, B * Hkv * row_tiles, decode_slots(2)).splits;
 
   typename K::Params p{};
   p.q = as_view<const T, 4>(a.q);
@@ -128,7 +127,6 @@ void launch_fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
   p.group = G;
   p.row_tiles = row_tiles;
   p.splits = splits;
-  p.tokens_per_split = tokens_per_split;
   p.window_left = a.params.window_left;
   p.logits = {a.params.scale, a.params.softcap};
   const tile::Grid grid{splits * row_tiles, Hkv, B};
