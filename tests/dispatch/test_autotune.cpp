@@ -361,6 +361,9 @@ TEST_F(AutotuneTest, KeysAndBuckets) {
   EXPECT_EQ(mk.dtype, "bf16_nk");
   EXPECT_EQ(mk.shape_class, "m128_n4096_k14336");
   EXPECT_EQ(ops::matmul_tune_key(DType::bf16, 16, 4096, 4096).dtype, "bf16_nk_swapab");  // decode: its own space
+  EXPECT_EQ(ops::matmul_tune_key(DType::bf16, 1, 4096, 4096).dtype, "bf16_nk_swapab_rows");  // and batch 1-4
+  EXPECT_EQ(ops::matmul_tune_key(DType::bf16, 4, 4096, 4096).dtype, "bf16_nk_swapab_rows");
+  EXPECT_EQ(ops::matmul_tune_key(DType::bf16, 5, 4096, 4096).dtype, "bf16_nk_swapab");
   if (!cuda_available()) {
     EXPECT_EQ(at::make_key("matmul", "bf16", "x").device, "host");
   }

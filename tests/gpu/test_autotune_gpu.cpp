@@ -25,12 +25,14 @@ class AutotuneGpu : public AutotuneTest {
 const char* const kConfigs[] = {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
                                 "staged_pingpong_bm128_bn128", "bm64_bn64_bk32", "bm128_bn64_bk32", "bm32_bn128_bk32"};
 bool is_staged(const std::string& name) { return name.rfind("staged", 0) == 0 || name.rfind("swapab", 0) == 0; }
-// The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"); forced in test_matmul_gpu.
+// The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"), and the few-rows ones
+// join either space for M <= 4 (keys with "_rows"); both are forced in test_matmul_gpu.
 const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce",
                                 "swapab_bw64_bk128_wave"};
-size_t candidates_like(const std::string& name, bool skinny) {
-  const size_t n = size_t(std::count_if(std::begin(kConfigs), std::end(kConfigs), [&](const char* c) { return is_staged(c) == is_staged(name); }));
-  return is_staged(name) && skinny ? n + std::size(kSwapAB) : n;
+const char* const kFewRows[] = {"rows1_bn4", "rows1_bn2", "rows4_bn1"};
+bool known_choice(const std::string& name) {
+  auto in = [&](const auto& list) { return std::find(std::begin(list), std::end(list), name) != std::end(list); };
+  return in(kConfigs) || in(kSwapAB) || in(kFewRows);
 }
 
 TEST_F(AutotuneGpu, EveryMatmulConfigurationMatchesTheReference) {
@@ -58,16 +60,25 @@ TEST_F(AutotuneGpu, TuningPicksAValidCandidateAndStaysCorrect) {
                  ops::Activation::none, false, false, false);
   const auto tuned = at::memory_entries();
   ASSERT_EQ(tuned.size(), 3u);
+  // M = 256: the staged space. M = 5: with the swap-AB configurations. M = 1 and K = 300 (rows the copy engine
+  // cannot read): the generic kernel's space, tuned under its own key, with the few-rows configurations.
+  struct Space {
+    const char* m;
+    const char* dtype;
+    size_t candidates;
+  };
+  const Space spaces[] = {{"|m256_", "|matmul|bf16_nk|", 4},
+                          {"|m8_", "|matmul|bf16_nk_swapab|", 4 + std::size(kSwapAB)},
+                          {"|m1_", "|matmul|bf16_nk_swapab_rows_generic|", 3 + 2}};
   for (const auto& [key, e] : tuned) {
     SCOPED_TRACE(key);
-    // Rows the copy engine cannot read (K = 300) fall back to the generic kernel, tuned under its own key.
-    const bool skinny = key.find("|m256_") == std::string::npos;  // M = 5 and 1: the swap-AB space
-    const std::string dtype = std::string("|matmul|bf16_nk") + (skinny ? "_swapab" : "") + (is_staged(e.choice) ? "|" : "_generic|");
-    EXPECT_NE(key.find(dtype), std::string::npos);
-    const bool known = std::find(std::begin(kConfigs), std::end(kConfigs), e.choice) != std::end(kConfigs) ||
-                       std::find(std::begin(kSwapAB), std::end(kSwapAB), e.choice) != std::end(kSwapAB);
-    EXPECT_TRUE(known) << e.choice;
-    EXPECT_EQ(e.timings.size(), candidates_like(e.choice, skinny));
+    const Space* space = nullptr;
+    for (const Space& s : spaces)
+      if (key.find(s.m) != std::string::npos) space = &s;
+    ASSERT_NE(space, nullptr);
+    EXPECT_NE(key.find(space->dtype), std::string::npos);
+    EXPECT_TRUE(known_choice(e.choice)) << e.choice;
+    EXPECT_EQ(e.timings.size(), space->candidates);
     for (const auto& [name, us] : e.timings) EXPECT_GT(us, 0.0) << name;
     EXPECT_DOUBLE_EQ(e.us, e.timings.at(e.choice));
   }
@@ -89,8 +100,9 @@ TEST_F(AutotuneGpu, InPlaceResidualIsTunedOnAScratchOutputAndStaysCorrect) {
   ASSERT_EQ(tuned.size(), 2u);
   for (const auto& [key, e] : tuned) {
     SCOPED_TRACE(key);
-    const bool skinny = key.find("_swapab") != std::string::npos;
-    EXPECT_EQ(e.timings.size(), candidates_like(e.choice, skinny));
+    // One row (the swap-AB and few-rows configurations join the staged ones), or 200 rows (staged only).
+    const bool one_row = key.find("|m1_") != std::string::npos;
+    EXPECT_EQ(e.timings.size(), one_row ? 4 + std::size(kSwapAB) + 2 : 4u);
   }
   // Tuned: the same calls again read the choice and are still right.
   check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::f32, {{1, 4096}, 1024},

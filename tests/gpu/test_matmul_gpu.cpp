@@ -13,6 +13,10 @@ TEST(MatmulGpu, EverySwapABConfigurationMatchesTheReference) {
   TESSERA_REQUIRE_GPU();
   check_matmul_swapab_configs(Device::cuda(), dispatch::Backend::tile_cuda);
 }
+TEST(MatmulGpu, EveryFewRowsConfigurationMatchesTheReference) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_few_rows_configs(Device::cuda(), dispatch::Backend::tile_cuda);
+}
 TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {
   TESSERA_REQUIRE_GPU();
   check_matmul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);

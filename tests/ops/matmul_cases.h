@@ -126,6 +126,38 @@ inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
   at::force("matmul", "");
 }
 
+// Every few-rows configuration (decode at batch 1 to 4), forced through the autotuner: one row, and 2-4 rows
+// padded to 4; N of 1, primes and off the weight tiles; K below one 1024-wide weight tile, off it and several
+// tiles long, unaligned rows (K odd) included; every epilogue; 16- and 32-bit outputs, the residual in place.
+inline void check_matmul_few_rows_configs(Device dev, dispatch::Backend backend) {
+  namespace at = dispatch::autotune;
+  using ops::Activation;
+  struct Configs {
+    std::vector<const char*> names;
+    std::vector<MatmulShape> shapes;
+  };
+  const Configs configs[] = {
+      {{"rows1_bn4", "rows1_bn2"}, {{{1, 72}, 200}, {{1, 8}, 1}, {{1, 4099}, 131}, {{1, 3000}, 2051}, {{1, 1, 520}, 7}, {{1, 77}, 5}}},
+      {{"rows4_bn1"}, {{{2, 72}, 200}, {{3, 1000}, 131}, {{4, 2056}, 33}, {{2, 2, 264}, 130}, {{4, 13}, 3}}},
+  };
+  for (const auto& group : configs)
+    for (const char* name : group.names) {
+      SCOPED_TRACE(std::string("configuration ") + name);
+      at::force("matmul", name);
+      for (const auto& s : group.shapes) {
+        check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::none, false, false, false);
+        check_matmul(dev, backend, DType::f16, DType::f16, s, ops::BLayout::nk, Activation::silu, true, true, false);
+      }
+      const MatmulShape& s = group.shapes[0];
+      check_matmul(dev, backend, DType::bf16, DType::f32, s, ops::BLayout::nk, Activation::gelu, true, false, false);
+      check_matmul(dev, backend, DType::bf16, DType::f32, group.shapes[2], ops::BLayout::nk, Activation::none, false, true, true);
+      check_matmul(dev, backend, DType::f16, DType::f32, group.shapes[3], ops::BLayout::nk, Activation::none, true, true, true);
+      check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
+      check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::relu, true, false, false);
+    }
+  at::force("matmul", "");
+}
+
 inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
   Tensor a = random_tensor({4, 8}, DType::f32, dev), b = random_tensor({6, 8}, DType::f32, dev);
   Tensor c = poisoned({4, 6}, DType::f32, dev);

@@ -28,6 +28,10 @@
 //   swapab_bw64_bk128_    as the second, split only as far as one wave of blocks holds (none from 66 tiles on
 //     wave                132 SMs): each block streams one long range of K with one fix-up at its end, the busy
 //                         multiprocessors pulling more than an even share of the bandwidth (which TMA allows)
+// MatmulFewRows, for M <= 4 (decode at batch 1-4): no tensor cores, small blocks streaming BN weight rows
+// (matmul_rows.tile.h), which start at once and end in a short last wave:
+//   rows1_bn4, rows1_bn2 one activation row; weight tiles 4 (2) x 1024 over 128 threads
+//   rows4_bn1            2-4 rows padded to 4 accumulators; 1 x 1024 (2 x 1024 took 255 registers)
 // Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
 //   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
 //   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
@@ -45,6 +49,7 @@
 #include "ops/matmul/matmul_staged.tile.h"
 #include "ops/matmul/matmul_glu.tile.h"
 #include "ops/matmul/matmul_swapab.tile.h"
+#include "ops/matmul/matmul_rows.tile.h"
 #include "tessera/ops/activation.h"
 #include "tessera/dispatch/autotune.h"
 #include "tessera/runtime/workspace.h"
@@ -214,6 +219,23 @@ int64_t plan_swapab_splits(Params& p, int64_t n, int64_t k, SwapABSplits rule, i
   return sms;
 }
 
+// C^T [N, M] and its epilogue's bias (one value per row of C^T) and residual, as the swap-AB and few-rows
+// kernels take them.
+template <class T, class TO, class Params>
+void fill_transposed_output(Params& p, const MatmulArgs& a) {
+  const auto c = as_rows<TO>(a.c);
+  const int64_t m = c.extent[0], n = c.extent[1];
+  p.c = transposed(c);
+  const auto& e = a.epilogue;
+  p.epilogue = {int32_t(e.activation), e.alpha, e.bias.data() != nullptr, e.residual.data() != nullptr};
+  if (p.epilogue.has_bias) {
+    p.bias.data = static_cast<const T*>(e.bias.data());
+    p.bias.extent[0] = n; p.bias.extent[1] = m;
+    p.bias.stride[0] = 1; p.bias.stride[1] = 0;
+  }
+  if (p.epilogue.has_residual) p.residual = transposed(as_rows<const TO>(e.residual));
+}
+
 template <class T, class TO, int BW, int MT, int BK, int CONSUMERS, bool FIXUP>
 void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapABSplits rule) {
   using K = kernels::MatmulSwapAB<T, TO, BW, MT, BK, swapab_stages<T, BW, MT, BK>(), CONSUMERS, FIXUP>;
@@ -222,15 +244,7 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapA
   p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
   const auto c = as_rows<TO>(a.c);
   const int64_t m = c.extent[0], n = c.extent[1], k = a.a.size(-1);
-  p.c = transposed(c);
-  const auto& e = a.epilogue;
-  p.epilogue = {int32_t(e.activation), e.alpha, e.bias.data() != nullptr, e.residual.data() != nullptr};
-  if (p.epilogue.has_bias) {  // one value per row of C^T
-    p.bias.data = static_cast<const T*>(e.bias.data());
-    p.bias.extent[0] = n; p.bias.extent[1] = m;
-    p.bias.stride[0] = 1; p.bias.stride[1] = 0;
-  }
-  if (p.epilogue.has_residual) p.residual = transposed(as_rows<const TO>(e.residual));
+  fill_transposed_output<T, TO>(p, a);
   const int64_t sms = plan_swapab_splits<BW, BK>(p, n, k, rule, 1, MT, FIXUP, a.c.device());
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
   if (FIXUP || p.schedule.splits == 1) return;
@@ -255,6 +269,33 @@ void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt, SwapABSpli
   if (m <= 16) launch_swapab_rows<T, TO, BW, 16, BK, CONSUMERS, FIXUP>(a, opt, rule);
   else if (m <= 32) launch_swapab_rows<T, TO, BW, 32, BK, CONSUMERS, FIXUP>(a, opt, rule);
   else launch_swapab_rows<T, TO, BW, 64, BK, CONSUMERS, FIXUP>(a, opt, rule);
+}
+
+// ---- the few-rows kernel (decode at batch 1 to 4) ----
+
+// M = 1 exactly, or 2-4 padded to 4; the weight tile BN x 1024 over 128 threads (BN rows x 8 columns a thread).
+template <class T, class TO, int M, int BN>
+void launch_few_rows_m(const MatmulArgs& a, const dispatch::Options& opt) {
+  using K = kernels::MatmulFewRows<T, TO, M, BN, 1024, 128>;
+  typename K::Params p{};
+  p.a = as_rows<const T>(a.a);
+  p.b = as_rows<const T>(a.b);
+  fill_transposed_output<T, TO>(p, a);
+  tile::active::launch<K>({(p.c.extent[0] + BN - 1) / BN}, p, opt.stream);
+}
+
+// The few-rows candidates of a call with m <= kFewRows rows: two weight tile heights for one row, the
+// smallest for 2-4 (four accumulators a thread instead of one).
+constexpr int64_t kFewRows = 4;
+template <class T, class TO>
+void add_few_rows_candidates(std::vector<dispatch::autotune::Candidate>& out, const MatmulArgs& a,
+                             const dispatch::Options& opt, int64_t m) {
+  if (m == 1) {
+    out.push_back({"rows1_bn4", [&] { launch_few_rows_m<T, TO, 1, 4>(a, opt); }});
+    out.push_back({"rows1_bn2", [&] { launch_few_rows_m<T, TO, 1, 2>(a, opt); }});
+  } else {
+    out.push_back({"rows4_bn1", [&] { launch_few_rows_m<T, TO, 4, 1>(a, opt); }});
+  }
 }
 
 // Whether the staged kernel can take this call: 16-bit inputs, B as [N, K], rows the copy engine can read.
@@ -304,11 +345,14 @@ template <class T, class TO>
 std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(const MatmulArgs& a,
                                                                                 const dispatch::Options& opt) {
   const int64_t n = a.c.size(-1), m = a.c.numel() / n;
-  if (!staged_fits(a))
-    return {{{"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},
-             {"bm128_bn64_bk32", [&] { launch_generic<T, TO, false, kTile128x64>(a, opt); }},
-             {"bm32_bn128_bk32", [&] { launch_generic<T, TO, false, kTile32x128>(a, opt); }}},
-            generic_heuristic(m, n)};
+  if (!staged_fits(a)) {
+    std::vector<dispatch::autotune::Candidate> candidates = {
+        {"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},
+        {"bm128_bn64_bk32", [&] { launch_generic<T, TO, false, kTile128x64>(a, opt); }},
+        {"bm32_bn128_bk32", [&] { launch_generic<T, TO, false, kTile32x128>(a, opt); }}};
+    if (m <= kFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
+    return {std::move(candidates), generic_heuristic(m, n)};
+  }
   std::vector<dispatch::autotune::Candidate> candidates = {
       {"staged_bm128_bn256", [&] { launch_staged<T, TO, 128, 256, 4, 2>(a, opt); }},
       {"staged_bm128_bn128", [&] { launch_staged<T, TO, 128, 128, 5, 2>(a, opt); }},
@@ -321,6 +365,7 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
     candidates.push_back(
         {"swapab_bw64_bk128_wave", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt, SwapABSplits::one_wave); }});
   }
+  if (m <= kFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
   return {std::move(candidates), staged_heuristic(m, n)};
 }
 
