@@ -4,6 +4,10 @@
 
 namespace tessera::ops {
 
+// Calls with at most this many activation rows also have the few-rows kernel's configurations (launch.h),
+// and tune under keys of their own (matmul_tune_key).
+inline constexpr int64_t kMatmulFewRows = 4;
+
 struct MatmulArgs {
   Tensor a, b, c;
   BLayout b_layout = BLayout::nk;

@@ -242,9 +242,8 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapA
   typename K::Params p{};
   p.b = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.b));
   p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
-  const auto c = as_rows<TO>(a.c);
-  const int64_t m = c.extent[0], n = c.extent[1], k = a.a.size(-1);
   fill_transposed_output<T, TO>(p, a);
+  const int64_t n = p.c.extent[0], m = p.c.extent[1], k = a.a.size(-1);  // C^T: [N, M]
   const int64_t sms = plan_swapab_splits<BW, BK>(p, n, k, rule, 1, MT, FIXUP, a.c.device());
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
   if (FIXUP || p.schedule.splits == 1) return;
@@ -284,9 +283,8 @@ void launch_few_rows_m(const MatmulArgs& a, const dispatch::Options& opt) {
   tile::active::launch<K>({(p.c.extent[0] + BN - 1) / BN}, p, opt.stream);
 }
 
-// The few-rows candidates of a call with m <= kFewRows rows: two weight tile heights for one row, the
+// The few-rows candidates of a call with m <= kMatmulFewRows rows: two weight tile heights for one row, the
 // smallest for 2-4 (four accumulators a thread instead of one).
-constexpr int64_t kFewRows = 4;
 template <class T, class TO>
 void add_few_rows_candidates(std::vector<dispatch::autotune::Candidate>& out, const MatmulArgs& a,
                              const dispatch::Options& opt, int64_t m) {
@@ -350,7 +348,7 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
         {"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},
         {"bm128_bn64_bk32", [&] { launch_generic<T, TO, false, kTile128x64>(a, opt); }},
         {"bm32_bn128_bk32", [&] { launch_generic<T, TO, false, kTile32x128>(a, opt); }}};
-    if (m <= kFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
+    if (m <= kMatmulFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
     return {std::move(candidates), generic_heuristic(m, n)};
   }
   std::vector<dispatch::autotune::Candidate> candidates = {
@@ -365,7 +363,7 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
     candidates.push_back(
         {"swapab_bw64_bk128_wave", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt, SwapABSplits::one_wave); }});
   }
-  if (m <= kFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
+  if (m <= kMatmulFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
   return {std::move(candidates), staged_heuristic(m, n)};
 }
 

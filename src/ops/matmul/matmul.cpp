@@ -34,8 +34,7 @@ dispatch::autotune::Key matmul_tune_key(DType dtype, int64_t m, int64_t n, int64
   dt += "_nk";
   // M <= 64 has the swap-AB candidates too: a key of its own, so that choices cached before them are not reused.
   if (m <= 64) dt += "_swapab";
-  // M <= 4 has the few-rows candidates as well.
-  if (m <= 4) dt += "_rows";
+  if (m <= kMatmulFewRows) dt += "_rows";  // the few-rows configurations as well
   return dispatch::autotune::make_key("matmul", std::move(dt),
                                       dispatch::autotune::shape_class({{"m", dispatch::autotune::pow2_bucket(m)},
                                                                        {"n", n}, {"k", k}}));
