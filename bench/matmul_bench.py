@@ -114,11 +114,11 @@ def main():
 
 
 def glu_table(ts, gpu, copy_bw, l2, dt, out):
-    """matmul_silu_and_mul (SwiGLU's gate/up projection, Llama-3.1-8B's I = 14336, K = 4096) at decode sizes:
-    tessera's one op against PyTorch's matmul then F.silu * up, and against tessera's matmul then silu_and_mul."""
+    """matmul_silu_and_mul (SwiGLU's gate/up projection, Llama-3.1-8B's I = 14336, K = 4096) at decode and prefill
+    sizes: tessera's one op against PyTorch's matmul then F.silu * up, and against tessera's matmul then silu_and_mul."""
     rows = []
     i, k = 14336, 4096
-    for m in (1, 16, 32, 64):
+    for m in (1, 16, 32, 64, 128, 2048, 4096):
         c = copies_for(2 * (m * k + 2 * i * k + 3 * m * i), l2)
         sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(2 * i, k, dtype=dt, device="cuda") * 0.05,
                  torch.empty(m, i, dtype=dt, device="cuda"), torch.empty(m, 2 * i, dtype=dt, device="cuda"))
@@ -136,9 +136,10 @@ def glu_table(ts, gpu, copy_bw, l2, dt, out):
         torch_us = bench_graphs(lambda a, w, y, tmp: torch.mul(torch.nn.functional.silu(torch.matmul(a, w.t(), out=tmp)[:, :i]),
                                                                tmp[:, i:], out=y), sets)
         pct = 100 * 2 * (2 * i * k) / (fused * 1e-6) / 1e12 / copy_bw
+        tflops = 2 * m * 2 * i * k / fused / 1e6
         rows.append(dict(m=m, fused_us=round(fused, 2), two_ops_us=round(two_ops, 2), torch_us=round(torch_us, 2),
-                         vs_torch=round(torch_us / fused, 3), pct_copy=round(pct, 1), rel_err=err))
-        print(f"matmul_silu_and_mul {m}x{i}x{k}: tessera {fused:.1f} us ({pct:.1f}% copy), tessera matmul + "
+                         vs_torch=round(torch_us / fused, 3), pct_copy=round(pct, 1), tflops=round(tflops, 1), rel_err=err))
+        print(f"matmul_silu_and_mul {m}x{i}x{k}: tessera {fused:.1f} us ({pct:.1f}% copy, {tflops:.0f} TFLOP/s), tessera matmul + "
               f"silu_and_mul {two_ops:.1f} us, torch {torch_us:.1f} us (x {torch_us / fused:.3f}), err {err:.1e}", flush=True)
         del sets, a, w, y, tmp, prod, ref
         torch.cuda.empty_cache()
@@ -146,11 +147,11 @@ def glu_table(ts, gpu, copy_bw, l2, dt, out):
         f.write(f"# matmul_silu_and_mul, bf16, {gpu}, {datetime.date.today().isoformat()}\n\n"
                 f"c = silu(x @ Wg^T) * (x @ Wu^T), I = {i}, K = {k} (Llama-3.1-8B's MLP). PyTorch: torch.matmul (cuBLAS) "
                 f"into [M, 2I], then F.silu * up. CUDA graphs of 10 calls over inputs rotated past 3x L2, medians; "
-                f"copy bandwidth {copy_bw:.2f} TB/s.\n\n| M | tessera us | % of copy (weights) | tessera matmul + silu_and_mul us "
-                f"| PyTorch us | PyTorch / tessera | rel. error |\n|---|---|---|---|---|---|---|\n")
+                f"copy bandwidth {copy_bw:.2f} TB/s.\n\n| M | tessera us | % of copy (weights) | TFLOP/s | tessera matmul + "
+                f"silu_and_mul us | PyTorch us | PyTorch / tessera | rel. error |\n|---|---|---|---|---|---|---|---|\n")
         for r in rows:
-            f.write(f"| {r['m']} | {r['fused_us']} | {r['pct_copy']} | {r['two_ops_us']} | {r['torch_us']} | {r['vs_torch']}x "
-                    f"| {r['rel_err']:.1e} |\n")
+            f.write(f"| {r['m']} | {r['fused_us']} | {r['pct_copy']} | {r['tflops']} | {r['two_ops_us']} | {r['torch_us']} "
+                    f"| {r['vs_torch']}x | {r['rel_err']:.1e} |\n")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // Test cases of matmul, instantiated for the host (tests/ops) and the GPU (tests/gpu).
 #pragma once
 #include <gtest/gtest.h>
+#include <span>
 
 #include "common/test_util.h"
 #include "tessera/dispatch/autotune.h"
@@ -176,14 +177,16 @@ inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
 }
 
 // matmul_silu_and_mul: c = silu(a @ Wg^T) * (a @ Wu^T), against the reference, for each of its configurations
-// forced (the fused kernel at each padding width of M, I not a multiple of its weight tiles, K long enough to be
-// split over blocks and not a multiple of its slices; the unfused path with and without a scratch) and the
-// default choice, 16-bit and 32-bit inputs, rows past the fused kernel's 64. Outputs start poisoned.
+// forced and the default choice. Up to 64 rows (decode): the swap-AB kernel at each padding width of M, I not a
+// multiple of its weight tiles, K long enough to be split over blocks and not a multiple of its slices. Past 64
+// (prefill): the staged kernel's tiles, M, I and K not multiples of them, one tile and several per block. Both:
+// the unfused path with and without a scratch; 16-bit and 32-bit inputs. Outputs start poisoned.
 inline void check_matmul_silu_and_mul(Device dev, dispatch::Backend backend) {
   namespace at = dispatch::autotune;
   struct Case { Shape a; int64_t i; };
-  const Case cases[] = {{{1, 64}, 1},    {{1, 72}, 200},   {{5, 1000}, 130}, {{16, 4096}, 33},
-                        {{33, 520}, 96}, {{64, 2048}, 65}, {{2, 3, 256}, 130}, {{67, 200}, 72}};
+  const Case decode[] = {{{1, 64}, 1},    {{1, 72}, 200},   {{5, 1000}, 130}, {{16, 4096}, 33},
+                         {{33, 520}, 96}, {{64, 2048}, 65}, {{2, 3, 256}, 130}};
+  const Case prefill[] = {{{67, 200}, 72}, {{129, 1000}, 130}, {{300, 64}, 257}, {{2, 100, 136}, 64}};
   auto check = [&](DType dt, const Case& cs, bool with_scratch) {
     SCOPED_TRACE(std::string(dtype_name(dt)) + " a" + shape_str(cs.a) + " I=" + std::to_string(cs.i) +
                  (with_scratch ? " scratch" : ""));
@@ -201,16 +204,21 @@ inline void check_matmul_silu_and_mul(Device dev, dispatch::Backend backend) {
     if (dt != DType::f32) tol = {tol.abs * 3, tol.rel * 3};
     EXPECT_TRUE(all_close(c, c_ref, tol));
   };
-  for (const char* name : {"swapab_bw64_bk128", "swapab_bw128_bk64", "unfused", ""}) {
-    SCOPED_TRACE(std::string("configuration ") + (*name ? name : "(default)"));
-    at::force("matmul_silu_and_mul", name);
-    for (const auto& cs : cases) check(DType::bf16, cs, std::string(name) == "unfused");
-    check(DType::f16, cases[2], false);
-    check(DType::f16, cases[7], true);
-  }
-  at::force("matmul_silu_and_mul", "");
-  check(DType::f32, cases[2], true);
-  check(DType::f32, cases[0], false);
+  auto each_configuration = [&](std::initializer_list<const char*> names, std::span<const Case> cases) {
+    for (const char* name : names) {
+      SCOPED_TRACE(std::string("configuration ") + (*name ? name : "(default)"));
+      at::force("matmul_silu_and_mul", name);
+      for (const auto& cs : cases) check(DType::bf16, cs, std::string(name) == "unfused");
+      check(DType::f16, cases[1], false);
+      check(DType::f16, cases.back(), true);
+    }
+    at::force("matmul_silu_and_mul", "");
+  };
+  each_configuration({"swapab_bw64_bk128", "swapab_bw128_bk64", "unfused", ""}, decode);
+  each_configuration({"staged_bm128_bi128", "staged_bm128_bi64", "staged_pingpong_bm128_bi64", "unfused", ""}, prefill);
+  check(DType::f32, decode[2], true);
+  check(DType::f32, decode[0], false);
+  check(DType::f32, prefill[1], false);
 }
 
 inline void check_matmul_silu_and_mul_bad_input(Device dev, dispatch::Backend backend) {

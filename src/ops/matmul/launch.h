@@ -32,6 +32,11 @@
 // (matmul_rows.tile.h), which start at once and end in a short last wave:
 //   rows1_bn4, rows1_bn2 one activation row; weight tiles 4 (2) x 1024 over 128 threads
 //   rows4_bn1            2-4 rows padded to 4 accumulators; 1 x 1024 (2 x 1024 took 255 registers)
+// matmul_silu_and_mul (SwiGLU's gate/up projection) in one kernel that never writes the [M, 2I] product: for
+// M <= 64 the swap-AB form (matmul_glu.tile.h: swapab_bw64_bk128, swapab_bw128_bk64), past that the staged
+// form (matmul_glu_staged.tile.h): staged_bm128_bi128 (4 stages; gate and up accumulators 64 x 128 each a
+// warpgroup, the registers of staged_bm128_bn256), staged_bm128_bi64 (5 stages), staged_pingpong_bm128_bi64
+// (6); and `unfused`, the matmul then silu_and_mul, which the tuner keeps where it is faster.
 // Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
 //   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
 //   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
@@ -48,6 +53,7 @@
 #include "ops/matmul/matmul.tile.h"
 #include "ops/matmul/matmul_staged.tile.h"
 #include "ops/matmul/matmul_glu.tile.h"
+#include "ops/matmul/matmul_glu_staged.tile.h"
 #include "ops/matmul/matmul_swapab.tile.h"
 #include "ops/matmul/matmul_rows.tile.h"
 #include "tessera/ops/activation.h"
@@ -456,6 +462,22 @@ void launch_silu_and_mul_swapab(const MatmulSiluAndMulArgs& a, const dispatch::O
   else launch_silu_and_mul_swapab_rows<T, BW, 64, BK, CONSUMERS>(a, opt);
 }
 
+// matmul_silu_and_mul for M > 64 in one kernel (matmul_glu_staged.tile.h): BM x BI tiles of C, K whole.
+template <class T, int BM, int BI, int STAGES, int CONSUMERS, tile::Consumers MODE = tile::Consumers::cooperative>
+void launch_silu_and_mul_staged(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
+  using K = kernels::MatmulSiluAndMulStaged<T, BM, BI, 64, STAGES, CONSUMERS, MODE>;
+  typename K::Params p{};
+  p.a = tile::active::make_tma_tensor<BM, K::bk>(as_rows<const T>(a.a));
+  p.w = tile::active::make_tma_tensor<BI, K::bk>(as_rows<const T>(a.w));
+  p.c = as_rows<T>(a.c);
+  const int64_t m = p.c.extent[0], i = p.c.extent[1], k = a.a.size(-1);
+  p.up_row = i;
+  p.k_tiles = (k + K::bk - 1) / K::bk;
+  p.schedule = {(m + BM - 1) / BM, (i + BI - 1) / BI, 8, 1};
+  tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), tile::active::multiprocessor_count())}, p,
+                          opt.stream);
+}
+
 // The two ops one after the other: the product into the scratch (or a buffer of this call), then silu_and_mul.
 void silu_and_mul_after_matmul(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
   Shape wide = a.c.shape();
@@ -475,21 +497,31 @@ void silu_and_mul_after_matmul(const MatmulSiluAndMulArgs& a, const dispatch::Op
 void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
   namespace at = dispatch::autotune;
   const int64_t n = a.c.size(-1), k = a.a.size(-1), m = a.c.numel() / n;
-  const bool fits = staged_fits(MatmulArgs{a.a, a.w, a.c, BLayout::nk, {}}) && m <= 64;
-  if (!fits) return silu_and_mul_after_matmul(a, opt);
+  if (!staged_fits(MatmulArgs{a.a, a.w, a.c, BLayout::nk, {}})) return silu_and_mul_after_matmul(a, opt);
   visit_float_dtype(a.a.dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (sizeof(T) == 2) {
-      const std::vector<at::Candidate> candidates = {
-          {"swapab_bw64_bk128", [&] { launch_silu_and_mul_swapab<T, 64, 128, 1>(a, opt); }},
-          {"swapab_bw128_bk64", [&] { launch_silu_and_mul_swapab<T, 128, 64, 2>(a, opt); }},
-          {"unfused", [&] { silu_and_mul_after_matmul(a, opt); }}};
+      // Up to 64 rows (decode) the weights are the tall operand (swap-AB); past that, output tiles of the
+      // staged kernel (prefill). m's power-of-two bucket keeps the two lists under different keys.
+      std::vector<at::Candidate> candidates;
+      if (m <= 64) {
+        candidates = {{"swapab_bw64_bk128", [&] { launch_silu_and_mul_swapab<T, 64, 128, 1>(a, opt); }},
+                      {"swapab_bw128_bk64", [&] { launch_silu_and_mul_swapab<T, 128, 64, 2>(a, opt); }}};
+      } else {
+        candidates = {{"staged_bm128_bi128", [&] { launch_silu_and_mul_staged<T, 128, 128, 4, 2>(a, opt); }},
+                      {"staged_bm128_bi64", [&] { launch_silu_and_mul_staged<T, 128, 64, 5, 2>(a, opt); }},
+                      {"staged_pingpong_bm128_bi64",
+                       [&] { launch_silu_and_mul_staged<T, 128, 64, 6, 2, tile::Consumers::pingpong>(a, opt); }}};
+      }
+      candidates.push_back({"unfused", [&] { silu_and_mul_after_matmul(a, opt); }});
 #if defined(__CUDACC__)
       constexpr auto where = at::Where::cuda;
-      constexpr size_t heuristic = 0;
-#else  // the host's few-row matmul is faster than a 64-row weight tile per block: fused only when forced
+      // The wider tile (the registers of the plain matmul's 128 x 256) once its tiles fill the machine.
+      const bool wide = m > 64 && (m + 127) / 128 * ((n + 127) / 128) >= tile::active::multiprocessor_count();
+      const size_t heuristic = m > 64 && !wide ? 1 : 0;
+#else  // the host's plain matmuls are faster than its emulated pipelines: fused only when forced
       constexpr auto where = at::Where::host;
-      constexpr size_t heuristic = 2;
+      const size_t heuristic = candidates.size() - 1;
 #endif
       const at::Key key = at::make_key(
           "matmul_silu_and_mul", std::string(dtype_name(a.a.dtype())) + (a.scratch.data() ? "" : "_no_scratch"),
