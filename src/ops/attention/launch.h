@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 
 #include "ops/attention/args.h"
 #include "ops/attention/fmha.tile.h"
@@ -183,7 +184,13 @@ void kv_cache_append(const KvCacheAppendArgs& a, const dispatch::Options& opt) {
 namespace {
 template <class T, int HEADS>
 void launch_rope_kv_cache_append(const RopeKvCacheAppendArgs& a, const dispatch::Options& opt) {
-  using K = kernels::RopeKvCacheAppend<T, HEADS, 64, 64>;
+  // Many tokens (32-head blocks): 128 threads a block and at most 128 registers a thread, 4 blocks a
+  // multiprocessor. With 64 threads it took 190 registers and ran 5 blocks: a 2048-token prefill's call took
+  // 64 us for ~55 MB (0.9 TB/s); capped at 128 with 64 threads, it spilled. A decode step's 8-head blocks are
+  // few, and their latency is what counts: uncapped.
+  constexpr int threads = HEADS == 32 ? 128 : 64;
+  using Kernel = kernels::RopeKvCacheAppend<T, HEADS, 64, threads>;
+  using K = std::conditional_t<HEADS == 32, tile::MinBlocksPerSm<Kernel, 4>, Kernel>;
   typename K::Params p{};
   p.q = as_view<T, 3>(a.q);
   p.k = as_view<T, 3>(a.k);
