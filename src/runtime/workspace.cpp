@@ -1,5 +1,6 @@
 #include "tessera/runtime/workspace.h"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -9,6 +10,8 @@
 namespace tessera {
 
 namespace {
+std::atomic<uint64_t> replacements{0};
+
 struct Buffer {
   void* data = nullptr;
   size_t bytes = 0;
@@ -25,6 +28,7 @@ void* buffer(const char* name, size_t bytes, Device device, bool zeroed) {
     if (b.data) {
       synchronize(device);  // kernels queued earlier may still read the old buffer
       device_free(b.data, device);
+      replacements.fetch_add(1, std::memory_order_relaxed);
     }
     b.data = device_alloc(bytes, device);
     b.bytes = bytes;
@@ -39,5 +43,6 @@ void* buffer(const char* name, size_t bytes, Device device, bool zeroed) {
 
 void* workspace(const char* name, size_t bytes, Device device) { return buffer(name, bytes, device, false); }
 void* zeroed_workspace(const char* name, size_t bytes, Device device) { return buffer(name, bytes, device, true); }
+uint64_t workspace_generation() { return replacements.load(std::memory_order_relaxed); }
 
 }  // namespace tessera

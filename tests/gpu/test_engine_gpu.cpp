@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/test_util.h"
+#include "tessera/runtime/workspace.h"
 #include "engine/engine_run.h"
 #include "engine/tiny_model.h"
 #include "tessera/engine/forward.h"
@@ -125,6 +126,57 @@ TEST_P(EngineGpu, CudaGraphDecodeEqualsEager) {
     if (graphs) {
       EXPECT_TRUE(buf.use_cuda_graphs) << "the capture failed; see the warning above";
       EXPECT_TRUE(buf.decode_graphs[2].graph && buf.decode_graphs[2].graph->ready());
+    }
+    return rows;
+  };
+  const auto eager = run(false), graphed = run(true);
+  for (size_t i = 0; i < eager.size(); ++i)
+    EXPECT_TRUE(rows_close(graphed[i], std::vector<double>(eager[i].begin(), eager[i].end()), 1e-6)) << spec.name << " step " << i;
+  fs::remove_all(dir());
+}
+
+// A captured decode step holds the ops' workspace pointers; a workspace that grows afterwards frees its old
+// memory. The engine then captures the step again, and the logits stay those of eager launches.
+TEST_P(EngineGpu, CudaGraphIsCapturedAgainAfterAWorkspaceGrows) {
+  const TinySpec spec = GetParam();
+  write_tiny_model(dir(), spec, tiny_weights(spec, seed()));
+  const engine::Model m = engine::load_model(dir().string(), {Device::cuda(), std::nullopt});
+  const std::vector<int> prompt = ids_for(5, spec.vocab, 3);
+  static size_t grow_to = 1 << 20;
+  auto run = [&](bool graphs) {
+    engine::RunLimits lim;
+    lim.max_batch = 1;
+    lim.max_tokens = 8;
+    lim.max_seq_len = 16;
+    lim.page_size = 4;
+    auto cache = engine::make_kv_cache(m, lim);
+    auto buf = engine::make_step_buffers(m, lim);
+    if (graphs) engine::enable_cuda_graphs(m, buf);
+    std::vector<engine::SequenceTokens> batch = {{0, prompt}};
+    engine::forward(m, cache, buf, batch);
+    std::vector<std::vector<float>> rows;
+    int next = 0;
+    for (int step = 0; step < 6; ++step) {
+      if (graphs && step == 3) {
+        EXPECT_TRUE(buf.decode_graphs[1].graph && buf.decode_graphs[1].graph->ready());
+        const uint64_t before = workspace_generation();
+        workspace("test.engine.grown", grow_to, Device::cuda());
+        grow_to *= 2;
+        workspace("test.engine.grown", grow_to, Device::cuda());  // a replacement
+        EXPECT_GT(workspace_generation(), before);
+      }
+      next = (step * 3 + 1) % spec.vocab;
+      batch = {{0, std::span<const int>(&next, 1)}};
+      engine::forward(m, cache, buf, batch);
+      rows.emplace_back(buf.host_logits.begin(), buf.host_logits.end());
+      // The step after the growth runs eagerly (the old graph dropped), the next one is captured again.
+      if (graphs && step == 3) {
+        EXPECT_FALSE(buf.decode_graphs[1].graph) << "the old graph was replayed";
+      }
+    }
+    if (graphs) {
+      EXPECT_TRUE(buf.use_cuda_graphs);
+      EXPECT_TRUE(buf.decode_graphs[1].graph && buf.decode_graphs[1].graph->ready());
     }
     return rows;
   };

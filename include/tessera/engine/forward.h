@@ -59,6 +59,7 @@ struct StepBuffers {
   struct DecodeGraph {
     int eager_runs = 0;
     std::shared_ptr<CudaGraph> graph;
+    uint64_t workspace_generation = 0;  // at the capture (a workspace grown since: captured again)
   };
   std::map<int64_t, DecodeGraph> decode_graphs;
 };

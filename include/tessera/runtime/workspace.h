@@ -3,6 +3,7 @@
 // nothing (and can be captured in a CUDA graph). Growing frees the old buffer after the device is idle.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "tessera/runtime/device.h"
 
@@ -16,5 +17,9 @@ void* workspace(const char* name, size_t bytes, Device device);
 // The same, zero-filled whenever the buffer is (re)allocated; its users must leave it zero when they finish
 // (split-K arrival counters: the last arrival resets its counter).
 void* zeroed_workspace(const char* name, size_t bytes, Device device);
+
+// A count of the buffer replacements so far (a buffer grown frees its old memory). A CUDA graph captured
+// before the count changed may hold freed workspace pointers: its owner must capture it again.
+uint64_t workspace_generation();
 
 }  // namespace tessera

@@ -11,6 +11,7 @@
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
 #include "tessera/ops/sampling.h"
+#include "tessera/runtime/workspace.h"
 
 namespace tessera::engine {
 
@@ -287,9 +288,11 @@ void layers_and_logits(const Model& model, const PagedKvCache& cache, const Step
 }
 
 // A decode step's layers as a CUDA graph for its batch size: eager the first time, captured the second,
-// replayed from then on.
+// replayed from then on. A graph holds the ops' workspace pointers: when any workspace has grown since its
+// capture (another batch size's step, a prefill), the old memory is freed, so it starts over.
 void graphed_layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
   StepBuffers::DecodeGraph& entry = b.decode_graphs[s.batch];
+  if (entry.graph && entry.workspace_generation != workspace_generation()) entry = {};
   if (!entry.graph) {
     if (entry.eager_runs++ == 0) {
       layers_and_logits(model, cache, s, b);
@@ -308,6 +311,7 @@ void graphed_layers_and_logits(const Model& model, const PagedKvCache& cache, co
       return;
     }
     entry.graph = std::move(graph);
+    entry.workspace_generation = workspace_generation();
   }
   entry.graph->launch(b.stream);
 }

@@ -7,9 +7,8 @@
 // The shared-memory mma of the tile library bounds the tile sizes (its static staging buffers must stay under
 // 48 KiB per block with f32 inputs).
 #pragma once
-#include <map>
-#include <mutex>
-#include <tuple>
+#include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "ops/attention/args.h"
@@ -20,6 +19,7 @@
 #include "ops/attention/rope_kv_cache_append.tile.h"
 #include "ops/common/views.h"
 #include "ops/rope/rotary.h"
+#include "tessera/runtime/workspace.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
@@ -31,12 +31,9 @@ bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt);
 // reused: a decode step allocates nothing once the largest shape has run. Launches on one stream are ordered,
 // so reuse by the next call on the same stream is safe; different streams get different buffers.
 float* decode_scratch(Device device, StreamHandle stream, int64_t floats) {
-  static std::mutex mutex;
-  static std::map<std::tuple<int, int, StreamHandle>, Tensor> buffers;
-  std::lock_guard<std::mutex> lock(mutex);
-  Tensor& buf = buffers[{int(device.kind), device.index, stream}];
-  if (buf.numel() < floats || buf.ndim() == 0) buf = Tensor::empty({floats}, DType::f32, device);
-  return buf.data_as<float>();
+  // A workspace (grow-only, counted in workspace_generation) per stream.
+  const std::string name = "fmha_decode.partials@" + std::to_string(reinterpret_cast<uintptr_t>(stream));
+  return static_cast<float*>(workspace(name.c_str(), size_t(floats) * sizeof(float), device));
 }
 
 // The staged decode kernel where it applies (fmha_decode_staged_launch.h); false when nothing was launched.
