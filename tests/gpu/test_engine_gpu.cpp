@@ -24,6 +24,23 @@ class EngineGpu : public ::testing::TestWithParam<TinySpec> {
   }
 };
 
+// The KV cache and step buffers of a short decode run (16 tokens a sequence, 4-token pages), with CUDA graphs
+// or without.
+struct DecodeRun {
+  engine::PagedKvCache cache;
+  engine::StepBuffers buf;
+};
+DecodeRun decode_run(const engine::Model& m, int64_t max_batch, int64_t max_tokens, bool graphs) {
+  engine::RunLimits lim;
+  lim.max_batch = max_batch;
+  lim.max_tokens = max_tokens;
+  lim.max_seq_len = 16;
+  lim.page_size = 4;
+  DecodeRun r{engine::make_kv_cache(m, lim), engine::make_step_buffers(m, lim)};
+  if (graphs) engine::enable_cuda_graphs(m, r.buf);
+  return r;
+}
+
 std::vector<int> ids_for(int n, int vocab, int salt) {
   std::vector<int> v;
   for (int i = 0; i < n; ++i) v.push_back((i * 37 + salt * 11 + 5) % vocab);
@@ -104,14 +121,7 @@ TEST_P(EngineGpu, CudaGraphDecodeEqualsEager) {
   const engine::Model m = engine::load_model(dir().string(), {Device::cuda(), std::nullopt});
   const std::vector<std::vector<int>> prompts = {ids_for(6, spec.vocab, 8), ids_for(3, spec.vocab, 9)};
   auto run = [&](bool graphs) {
-    engine::RunLimits lim;
-    lim.max_batch = 2;
-    lim.max_tokens = 9;
-    lim.max_seq_len = 16;
-    lim.page_size = 4;
-    auto cache = engine::make_kv_cache(m, lim);
-    auto buf = engine::make_step_buffers(m, lim);
-    if (graphs) engine::enable_cuda_graphs(m, buf);
+    auto [cache, buf] = decode_run(m, 2, 9, graphs);
     std::vector<engine::SequenceTokens> batch = {{0, prompts[0]}, {1, prompts[1]}};
     engine::forward(m, cache, buf, batch);
     std::vector<std::vector<float>> rows;
@@ -144,14 +154,7 @@ TEST_P(EngineGpu, CudaGraphIsCapturedAgainAfterAWorkspaceGrows) {
   const std::vector<int> prompt = ids_for(5, spec.vocab, 3);
   static size_t grow_to = 1 << 20;
   auto run = [&](bool graphs) {
-    engine::RunLimits lim;
-    lim.max_batch = 1;
-    lim.max_tokens = 8;
-    lim.max_seq_len = 16;
-    lim.page_size = 4;
-    auto cache = engine::make_kv_cache(m, lim);
-    auto buf = engine::make_step_buffers(m, lim);
-    if (graphs) engine::enable_cuda_graphs(m, buf);
+    auto [cache, buf] = decode_run(m, 1, 8, graphs);
     std::vector<engine::SequenceTokens> batch = {{0, prompt}};
     engine::forward(m, cache, buf, batch);
     std::vector<std::vector<float>> rows;
