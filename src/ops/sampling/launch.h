@@ -40,14 +40,13 @@ void launch_argmax_in_parts(const ArgmaxArgs& a, const dispatch::Options& opt) {
   const int64_t tiles = (n + kPartCols - 1) / kPartCols;
   p.span = (tiles + kMaxParts - 1) / kMaxParts * kPartCols;
   p.parts = (n + p.span - 1) / p.span;
-  auto* best = static_cast<float*>(workspace("argmax.part_best", size_t(rows * p.parts) * sizeof(float), a.x.device()));
-  auto* arg = static_cast<int32_t*>(workspace("argmax.part_arg", size_t(rows * p.parts) * sizeof(int32_t), a.x.device()));
-  p.best = {best, {rows, p.parts}, {p.parts, 1}};
-  p.arg = {arg, {rows, p.parts}, {p.parts, 1}};
+  const size_t cells = size_t(rows * p.parts);
+  p.best = {static_cast<float*>(workspace("argmax.part_best", cells * sizeof(float), a.x.device())), {rows, p.parts}, {p.parts, 1}};
+  p.arg = {static_cast<int32_t*>(workspace("argmax.part_arg", cells * sizeof(int32_t), a.x.device())), {rows, p.parts}, {p.parts, 1}};
   tile::active::launch<Parts>({rows * p.parts}, p, opt.stream);
   typename Finish::Params f{};
-  f.best = {best, {rows, p.parts}, {p.parts, 1}};
-  f.arg = {arg, {rows, p.parts}, {p.parts, 1}};
+  f.best = {p.best.data, {rows, p.parts}, {p.parts, 1}};
+  f.arg = {p.arg.data, {rows, p.parts}, {p.parts, 1}};
   f.out = {static_cast<int32_t*>(a.out.data()), {rows, 1}, {1, 1}};
   tile::active::launch<Finish>({rows}, f, opt.stream);
 }
