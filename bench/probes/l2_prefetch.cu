@@ -7,12 +7,16 @@
 //   2. a streaming read of S bytes (the projection's stand-in) cold, and after [prefetch kernel, a 20 us
 //      spin kernel standing in for attention], for S = 8 .. 48 MB: how much of S L2 keeps;
 //   3. the spin kernel's time with and without the prefetch kernel launched before it.
+// Plain CUDA, not tile kernels, like the other probes: it measures the instruction and the memory system
+// themselves (the tile-library op built on it, tile::prefetch_l2, is on branch
+// experiment/l2-prefetch-and-in-kernel-merge with the engine change it did not pay for).
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a bench/probes/l2_prefetch.cu -o .device/l2_prefetch
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #define CHECK(x)                                                                              \
@@ -20,6 +24,11 @@
     cudaError_t e = (x);                                                                      \
     if (e != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e)); return 1; } \
   } while (0)
+
+// CHECK for code that cannot return an exit status (lambdas): prints and exits.
+void ok(cudaError_t e) {
+  if (e != cudaSuccess) { std::printf("%s\n", cudaGetErrorString(e)); std::exit(1); }
+}
 
 __global__ void prefetch_l2(const char* p, size_t bytes, size_t chunk) {
   const size_t n = (bytes + chunk - 1) / chunk;
@@ -72,6 +81,21 @@ int main() {
   cudaEvent_t e0, e1, e2;
   CHECK(cudaEventCreate(&e0)); CHECK(cudaEventCreate(&e1)); CHECK(cudaEventCreate(&e2));
   const long long spin_cycles = (long long)clock_khz * 20 / 1000;  // 20 us
+  // L2 emptied of the buffers (a 512 MB write), then its write-back drained.
+  auto drain = [&] {
+    scrub<<<sms * 4, 256>>>(junk, scrub_bytes / 16);
+    spin<<<1, 32>>>(spin_cycles);
+  };
+  // Microseconds between events around launch(), waited for.
+  auto timed = [&](auto&& launch) {
+    float ms = 0;
+    ok(cudaEventRecord(e0));
+    launch();
+    ok(cudaEventRecord(e1));
+    ok(cudaEventSynchronize(e1));
+    ok(cudaEventElapsedTime(&ms, e0, e1));
+    return ms * 1e3f;
+  };
   auto median = [](std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
   const int reps = 15;
 
@@ -85,36 +109,15 @@ int main() {
       const char* b = w[size_t(r) % copies];
       float ms = 0;
       // prefetch kernel alone (after the scrub's write-back has drained)
-      scrub<<<sms * 4, 256>>>(junk, scrub_bytes / 16);
-      spin<<<1, 32>>>(spin_cycles);
-      CHECK(cudaEventRecord(e0));
-      prefetch_l2<<<sms, 128>>>(b, bytes, 16384);
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
-      CHECK(cudaEventElapsedTime(&ms, e0, e1)); t_pf.push_back(ms * 1e3f);
-      // spin alone
-      CHECK(cudaEventRecord(e0));
-      spin<<<1, 32>>>(spin_cycles);
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
-      CHECK(cudaEventElapsedTime(&ms, e0, e1)); t_spin.push_back(ms * 1e3f);
-      // cold read
-      scrub<<<sms * 4, 256>>>(junk, scrub_bytes / 16);
-      spin<<<1, 32>>>(spin_cycles);
-      CHECK(cudaEventRecord(e0));
-      stream_read<<<sms * 4, 256>>>(reinterpret_cast<const uint4*>(b), n16, sink);
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
-      CHECK(cudaEventElapsedTime(&ms, e0, e1)); t_cold.push_back(ms * 1e3f);
-      // hot read (right after the cold one)
-      CHECK(cudaEventRecord(e0));
-      stream_read<<<sms * 4, 256>>>(reinterpret_cast<const uint4*>(b), n16, sink);
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
-      CHECK(cudaEventElapsedTime(&ms, e0, e1)); t_hot.push_back(ms * 1e3f);
-      // prefetch, spin (attention's stand-in), read
-      scrub<<<sms * 4, 256>>>(junk, scrub_bytes / 16);
-      spin<<<1, 32>>>(spin_cycles);
+      drain();
+      t_pf.push_back(timed([&] { prefetch_l2<<<sms, 128>>>(b, bytes, 16384); }));
+      t_spin.push_back(timed([&] { spin<<<1, 32>>>(spin_cycles); }));
+      // cold read, then hot read (right after the cold one)
+      drain();
+      t_cold.push_back(timed([&] { stream_read<<<sms * 4, 256>>>(reinterpret_cast<const uint4*>(b), n16, sink); }));
+      t_hot.push_back(timed([&] { stream_read<<<sms * 4, 256>>>(reinterpret_cast<const uint4*>(b), n16, sink); }));
+      // prefetch, spin (attention's stand-in), read: no host wait between them
+      drain();
       CHECK(cudaEventRecord(e0));
       prefetch_l2<<<sms, 128>>>(b, bytes, 16384);
       spin<<<1, 32>>>(spin_cycles);
