@@ -78,7 +78,10 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--no-matmul", action="store_true", help="skip the matmul comparison")
     ap.add_argument("--attention-only", action="store_true", help="only prefill attention (fmha) against SDPA")
+    ap.add_argument("--backward-only", action="store_true", help="only the attention backward against SDPA's")
     args = ap.parse_args()
+    if args.backward_only:
+        args.attention_only = True
     ts = Tessera(args.lib)
     props = torch.cuda.get_device_properties(0)
     l2 = props.L2_cache_size
@@ -242,7 +245,7 @@ def main():
             print(f"  {backend.name}: {str(e).splitlines()[0][:100]}")
             return float("nan")
 
-    for (b, h, s, d, causal) in [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
+    for (b, h, s, d, causal) in [] if args.backward_only else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
                                  (4, 16, 4096, 256, False), (8, 16, 2048, 64, False), (16, 16, 1024, 128, True),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True)]:
         q, k, v = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(3))
@@ -270,6 +273,51 @@ def main():
               f"({r['vs_cudnn']}x) | flash {r['flash_tflops']} ({r['vs_flash']}x) | per-call {tc:.1f} vs cuDNN {t_cudnn_call:.1f} us"
               f" | max err {err:.3g}")
         del q, k, v, o, sets, ref
+        torch.cuda.empty_cache()
+
+    # Attention backward (bf16): dq, dk, dv from the forward's o and lse, against SDPA's cuDNN and flash backward
+    # (autograd through a forward run under that backend). FLOPs: the 5 products of the standard algorithm,
+    # 10 B H S^2 D, halved when causal (tessera recomputes two more, not counted). Per-call event timings (the
+    # calls take milliseconds); the gradients are compared with the flash backend's, relative to their largest.
+    bwd_rows = []
+    for (b, h, s, d, causal) in [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True), (4, 16, 4096, 128, False),
+                                 (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, False),
+                                 (8, 16, 2048, 64, True)]:
+        q, k, v, d_o = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(4))
+        o = torch.empty_like(q)
+        lse = torch.empty(b, h, s, dtype=torch.float32, device="cuda")
+        ts.call("tessera_fmha", q, k, v, o, lse, 0.0, int(causal), ctypes.c_int64(-1), 0.0)
+        dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+        call = lambda: ts.call("tessera_fmha_backward", q, k, v, o, d_o, lse, dq, dk, dv, 0.0, int(causal), ctypes.c_int64(-1), 0.0)
+        tt = bench(call, [()], warmup=2, reps=10)
+
+        def sdpa_backward(backend):
+            try:
+                qg, kg, vg = (x.detach().requires_grad_() for x in (q, k, v))
+                with sdpa_kernel(backend):
+                    out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                fn = lambda: torch.autograd.grad(out, (qg, kg, vg), d_o, retain_graph=True)
+                return bench(fn, [()], warmup=2, reps=10), fn()
+            except RuntimeError as e:
+                print(f"  {backend.name} backward: {str(e).splitlines()[0][:100]}")
+                return float("nan"), None
+
+        t_cudnn, _ = sdpa_backward(SDPBackend.CUDNN_ATTENTION)
+        t_flash, grads = sdpa_backward(SDPBackend.FLASH_ATTENTION)
+        errs = []
+        if grads is not None:
+            for got, want in zip((dq, dk, dv), grads):
+                errs.append(float((got.float() - want.float()).abs().max() / want.float().abs().max()))
+        flops = 10 * b * h * s * s * d / (2 if causal else 1)
+        tf = lambda t: round(flops / t / 1e6, 1) if t == t else None
+        r = dict(shape=f"{b},{h},{s},{d},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), tessera_tflops=tf(tt),
+                 cudnn_us=round(t_cudnn, 1), cudnn_tflops=tf(t_cudnn), flash_us=round(t_flash, 1), flash_tflops=tf(t_flash),
+                 vs_cudnn=round(t_cudnn / tt, 3), vs_flash=round(t_flash / tt, 3),
+                 rel_err_dq_dk_dv=[round(e, 4) for e in errs])
+        bwd_rows.append(r)
+        print(f"fmha_backward {r['shape']:<22} tessera {tt:9.1f} us {r['tessera_tflops']} TFLOP/s | cuDNN {r['cudnn_tflops']} "
+              f"({r['vs_cudnn']}x) | flash {r['flash_tflops']} ({r['vs_flash']}x) | rel err dq,dk,dv {r['rel_err_dq_dk_dv']}")
+        del q, k, v, d_o, o, lse, dq, dk, dv, grads
         torch.cuda.empty_cache()
 
     # Decode attention: one query token, GQA 32 / 8 heads, D 128; tessera reads a paged cache (page 16, pages in
@@ -324,7 +372,7 @@ def main():
         torch.cuda.empty_cache()
 
     date = datetime.date.today().isoformat()
-    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows, matmul=mm_rows, attention=attn_rows, decode=decode_rows)
+    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows, matmul=mm_rows, attention=attn_rows, attention_backward=bwd_rows, decode=decode_rows)
     with open(os.path.join(args.out, "ops_bench.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out, "ops_bench.md"), "w") as f:
@@ -351,6 +399,13 @@ def main():
         for r in attn_rows:
             f.write(f"| {r['shape']} | {r['timing']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cudnn_tflops']} | {r['vs_cudnn']}x | "
                     f"{r['flash_tflops']} | {r['vs_flash']}x | {r['tessera_call_us']} | {r['cudnn_call_us']} | {r['max_abs_err']} |\n")
+        f.write("\n## Attention backward, bf16, against PyTorch SDPA's cuDNN and flash backward\n\n"
+                "Per-call CUDA-event medians; TFLOP/s counts 10 B H S^2 D (halved when causal); errors are max |diff| over "
+                "max |flash's gradient|.\n\n| B,H,S,D,mask | tessera us | TFLOP/s | cuDNN TFLOP/s | vs cuDNN | flash TFLOP/s | "
+                "vs flash | rel err dq, dk, dv |\n|---|---|---|---|---|---|---|---|\n")
+        for r in bwd_rows:
+            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['cudnn_tflops']} | {r['vs_cudnn']}x | "
+                    f"{r['flash_tflops']} | {r['vs_flash']}x | {r['rel_err_dq_dk_dv']} |\n")
         f.write("\n## Decode attention, bf16, GQA 32/8, D 128 (tessera: paged cache, page 16, scrambled pages; SDPA: "
                 "contiguous K/V)\n\n| B, S | tessera us | KV TB/s | % of copy | cuDNN us | vs cuDNN | flash us | vs flash | "
                 "SDPA default us | vs default | max abs err |\n|---|---|---|---|---|---|---|---|---|---|---|\n")

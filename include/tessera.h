@@ -120,6 +120,12 @@ tessera_status tessera_group_gemm(const tessera_tensor* a, const tessera_tensor*
 tessera_status tessera_fmha(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v, const tessera_tensor* o,
                             const tessera_tensor* lse, float scale, int32_t causal, int64_t window_left, float softcap,
                             const tessera_options* options);
+/* fmha_backward: the gradients dq, dk, dv (shaped like q, k, v) from the forward's o and lse (not NULL) and d_o
+ * [B, Hq, Sq, Dv], the gradient of the loss with respect to o; scale, causal, window_left, softcap as for fmha. */
+tessera_status tessera_fmha_backward(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v,
+                                     const tessera_tensor* o, const tessera_tensor* d_o, const tessera_tensor* lse,
+                                     const tessera_tensor* dq, const tessera_tensor* dk, const tessera_tensor* dv, float scale,
+                                     int32_t causal, int64_t window_left, float softcap, const tessera_options* options);
 /* fmha_decode: q [B, Sq, Hq, Dk]; k_pages [num_pages, page_size, Hkv, Dk], v_pages [num_pages, page_size, Hkv, Dv];
  * block_table [B, max_pages] i32, or NULL for a contiguous cache [B, S_max, Hkv, D]; seq_lens [B] i32;
  * o [B, Sq, Hq, Dv]. */

@@ -21,6 +21,14 @@ const FmhaCase kLongFmhaCases[] = {
     {1, 2, 2, 257, 257, 64, 64, {0.2f, true, -1, 20.f}},
 };
 
+// The backward kernels over many tiles of both: long causal, GQA 4 with Sq < Sk, a window, softcap with a scale.
+const FmhaCase kLongFmhaBackwardCases[] = {
+    {1, 4, 1, 1000, 1500, 128, 128, {0.f, true, -1, 0.f}},
+    {1, 2, 2, 2047, 2047, 64, 64, {}},
+    {1, 4, 1, 129, 1031, 128, 128, {0.f, false, 300, 0.f}},
+    {1, 2, 2, 257, 257, 64, 64, {0.2f, true, -1, 20.f}},
+};
+
 // Packed sequences long enough for several 128-key tiles each, one empty, padding rows at the end.
 const VarlenCase kLongVarlenCases[] = {
     {{700, 129, 0, 300}, {700, 300, 5, 300}, 8, 2, 128, 128, {0.f, true, -1, 0.f}, 3},
@@ -48,6 +56,12 @@ TEST_F(AttentionGpu, FmhaLongSequencesMatchReference) {
     for (const auto& c : kLongFmhaCases) check_fmha(Device::cuda(), kCuda, dt, c);
   check_fmha(Device::cuda(), kCuda, DType::f32, kLongFmhaCases[0]);
 }
+TEST_F(AttentionGpu, FmhaBackwardMatchesReference) {
+  for (DType dt : {DType::f16, DType::bf16})
+    for (const auto& c : kFmhaBackwardCases) check_fmha_backward(Device::cuda(), kCuda, dt, c);
+  for (const auto& c : kLongFmhaBackwardCases) check_fmha_backward(Device::cuda(), kCuda, DType::bf16, c);
+}
+TEST_F(AttentionGpu, FmhaBackwardBadInputIsAnErrorAndWritesNothing) { check_fmha_backward_bad_input(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, FmhaVarlenMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kVarlenCases) check_fmha_varlen(Device::cuda(), kCuda, dt, c);

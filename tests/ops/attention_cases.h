@@ -97,6 +97,73 @@ inline void check_fmha(Device dev, dispatch::Backend backend, DType dt, const Fm
   EXPECT_TRUE(all_close(o2, o_ref, attention_tolerance(dt)));
 }
 
+// Backward cases for the tile kernels (16-bit, head dim 64 or 128): lengths 1, 9, 127 and several tiles of
+// either kernel (128 rows, 64-row tiles) with edges inside them; Sq < Sk and Sq > Sk (rows that see no key);
+// GQA 1, 4, 8; causal, windows, softcap, an explicit scale.
+inline const FmhaCase kFmhaBackwardCases[] = {
+    {1, 1, 1, 1, 1, 64, 64, {}},
+    {2, 8, 2, 9, 9, 64, 64, {0.f, true, -1, 0.f}},
+    {1, 4, 1, 127, 127, 128, 128, {0.f, true, -1, 0.f}},
+    {1, 8, 1, 9, 127, 64, 64, {0.f, true, -1, 0.f}},
+    {1, 3, 1, 5, 3, 64, 64, {0.f, true, -1, 0.f}},
+    {2, 2, 2, 127, 127, 64, 64, {0.f, true, 20, 0.f}},
+    {1, 2, 1, 33, 70, 64, 64, {0.f, false, 10, 0.f}},
+    {1, 2, 2, 40, 40, 64, 64, {0.f, true, -1, 5.f}},
+    {1, 2, 1, 200, 300, 128, 128, {0.f, true, -1, 0.f}},
+    {1, 1, 1, 131, 257, 128, 128, {0.3f, false, -1, 0.f}},
+};
+
+// |got - want| within a fraction of the largest |want| (gradients sum many rounded products: P and dS are
+// rounded to the input dtype for the tensor cores, as in FlashAttention), plus a relative part.
+inline ::testing::AssertionResult gradient_close(const Tensor& got, const Tensor& want, DType dt) {
+  const auto w = floats(want);
+  double largest = 0;
+  for (float x : w) largest = std::max(largest, double(std::fabs(x)));
+  const double frac = dt == DType::f32 ? 1e-4 : dt == DType::f16 ? 4e-3 : 2e-2;
+  return all_close(floats(got), w, {frac * largest + 1e-6, frac});
+}
+
+// The backward on `backend` from the forward's o and lse on the same backend, against the reference backward
+// (which recomputes the softmax from q and k alone).
+inline void check_fmha_backward(Device dev, dispatch::Backend backend, DType dt, const FmhaCase& c) {
+  SCOPED_TRACE(std::string(dtype_name(dt)) + " backward " + fmha_case_str(c));
+  Tensor q = random_tensor({c.B, c.Hq, c.Sq, c.Dqk}, dt, dev, -2, 2), k = random_tensor({c.B, c.Hkv, c.Sk, c.Dqk}, dt, dev, -2, 2);
+  Tensor v = random_tensor({c.B, c.Hkv, c.Sk, c.Dv}, dt, dev), d_o = random_tensor({c.B, c.Hq, c.Sq, c.Dv}, dt, dev);
+  Tensor o = poisoned({c.B, c.Hq, c.Sq, c.Dv}, dt, dev), lse = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
+  ops::fmha(q, k, v, o, lse, c.params, {backend});
+  Tensor dq = poisoned(q.shape(), dt, dev), dk = poisoned(k.shape(), dt, dev), dv = poisoned(v.shape(), dt, dev);
+  ops::fmha_backward(q, k, v, o, d_o, lse, dq, dk, dv, c.params, {backend});
+  Tensor dq_ref = poisoned(q.shape(), dt, dev), dk_ref = poisoned(k.shape(), dt, dev), dv_ref = poisoned(v.shape(), dt, dev);
+  ops::fmha_backward(q, k, v, d_o, dq_ref, dk_ref, dv_ref, c.params, {dispatch::Backend::reference});
+  EXPECT_TRUE(gradient_close(dq, dq_ref, dt)) << "dq";
+  EXPECT_TRUE(gradient_close(dk, dk_ref, dt)) << "dk";
+  EXPECT_TRUE(gradient_close(dv, dv_ref, dt)) << "dv";
+}
+
+// Bad input to the backward: named in the error, nothing written.
+inline void check_fmha_backward_bad_input(Device dev, dispatch::Backend backend) {
+  const ops::Options opt{backend};
+  const DType f = DType::bf16;
+  Tensor q = random_tensor({1, 4, 5, 64}, f, dev), k = random_tensor({1, 2, 7, 64}, f, dev), v = random_tensor({1, 2, 7, 64}, f, dev);
+  Tensor o = random_tensor({1, 4, 5, 64}, f, dev), d_o = random_tensor({1, 4, 5, 64}, f, dev), lse = random_tensor({1, 4, 5}, DType::f32, dev);
+  Tensor dq = poisoned(q.shape(), f, dev), dk = poisoned(k.shape(), f, dev), dv = poisoned(v.shape(), f, dev);
+  expect_invalid_argument([&] { ops::fmha_backward(q, k, v, o, d_o, {}, dq, dk, dv, {}, opt); }, {"lse"});
+  expect_invalid_argument([&] { ops::fmha_backward(q, k, v, o, d_o, random_tensor({1, 4, 6}, DType::f32, dev), dq, dk, dv, {}, opt); },
+                         {"lse is"});
+  expect_invalid_argument([&] { ops::fmha_backward(q, k, v, random_tensor({1, 4, 5, 32}, f, dev), d_o, lse, dq, dk, dv, {}, opt); },
+                         {"o is"});
+  expect_invalid_argument([&] { ops::fmha_backward(q, k, v, o, random_tensor({1, 4, 4, 64}, f, dev), lse, dq, dk, dv, {}, opt); },
+                         {"d_o is"});
+  expect_invalid_argument([&] { ops::fmha_backward(q, k, v, o, d_o, lse, dq, poisoned({1, 2, 8, 64}, f, dev), dv, {}, opt); },
+                         {"dk is"});
+  expect_invalid_argument([&] { ops::fmha_backward(q, k, v, o, d_o, lse, poisoned(q.shape(), DType::f16, dev), dk, dv, {}, opt); },
+                         {"dq is", "dtypes differ"});
+  expect_invalid_argument([&] { ops::fmha_backward(q, k, v, random_tensor({1, 4, 4, 64}, f, dev), dq, dk, dv, {}, opt); }, {"d_o is"});
+  EXPECT_EQ(written_elements(dq), 0);
+  EXPECT_EQ(written_elements(dk), 0);
+  EXPECT_EQ(written_elements(dv), 0);
+}
+
 struct VarlenCase {
   std::vector<int64_t> sq, sk;  // per sequence
   int64_t Hq, Hkv, Dqk, Dv;

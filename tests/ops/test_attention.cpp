@@ -16,6 +16,14 @@ TEST(AttentionHost, FmhaMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kFmhaCases) check_fmha(kCpu, kHost, dt, c);
 }
+TEST(AttentionHost, FmhaBackwardMatchesReference) {
+  for (DType dt : {DType::f16, DType::bf16})
+    for (const auto& c : kFmhaBackwardCases) check_fmha_backward(kCpu, kHost, dt, c);
+  // What the tile kernels refuse (f32, head dims other than 64 and 128, Dqk != Dv) falls back to the reference.
+  check_fmha_backward(kCpu, kHost, DType::f32, kFmhaBackwardCases[1]);
+  check_fmha_backward(kCpu, kHost, DType::bf16, {1, 2, 1, 9, 17, 32, 16, {0.f, true, -1, 0.f}});
+}
+TEST(AttentionHost, FmhaBackwardBadInputIsAnErrorAndWritesNothing) { check_fmha_backward_bad_input(kCpu, kHost); }
 TEST(AttentionHost, FmhaVarlenMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kVarlenCases) check_fmha_varlen(kCpu, kHost, dt, c);

@@ -34,10 +34,16 @@ struct AttentionParams {
 void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse = {},
           const AttentionParams& params = {}, const Options& options = {});
 
-// Gradients of fmha (reference backend only so far): given d_o [B, Hq, Sq, Dv], the gradient of a loss with
-// respect to o, writes dq [B, Hq, Sq, Dqk], dk [B, Hkv, Sk, Dqk] and dv [B, Hkv, Sk, Dv] (dtype of q; dk and dv
-// sum over the query heads that share each KV head). The softmax is recomputed; masks, softcap and scale as in
-// the forward call with the same params.
+// Gradients of fmha from its saved outputs: given o and lse (the forward call's, with the same params) and d_o
+// [B, Hq, Sq, Dv], the gradient of a loss with respect to o, writes dq [B, Hq, Sq, Dqk], dk [B, Hkv, Sk, Dqk] and
+// dv [B, Hkv, Sk, Dv] (dtype of q; dk and dv sum over the query heads that share each KV head). The
+// probabilities are recomputed from lse; masks, softcap and scale as in the forward call. The tile kernels
+// (f16/bf16, head dim 64 or 128 for both q and v, Hopper on the GPU) accumulate every gradient in fp32 in one
+// block, without atomics; other calls run on the reference, which recomputes the softmax from q and k.
+void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& d_o,
+                   const Tensor& lse, const Tensor& dq, const Tensor& dk, const Tensor& dv,
+                   const AttentionParams& params = {}, const Options& options = {});
+// The same without the forward's outputs: runs fmha first for o and lse (allocating them).
 void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& d_o, const Tensor& dq,
                    const Tensor& dk, const Tensor& dv, const AttentionParams& params = {}, const Options& options = {});
 

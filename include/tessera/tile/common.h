@@ -75,6 +75,15 @@ struct View {
     if (v.extent[1] < 0) v.extent[1] = 0;
     return v;
   }
+  // A one-row view repeated `rows` times (row stride 0), rank 2 only: a row vector read as a tile in which
+  // every row is the same (statistics of queries broadcast down a tile whose rows are keys).
+  TILE_HD View broadcast_rows(int64_t rows) const {
+    static_assert(N == 2, "broadcast_rows is for rank-2 views");
+    View v = *this;
+    v.extent[0] = extent[0] > 0 ? rows : 0;
+    v.stride[0] = 0;
+    return v;
+  }
 };
 
 template <class T> using View1 = View<T, 1>;

@@ -16,7 +16,7 @@ struct FmhaArgs {
 };
 
 struct FmhaBackwardArgs {
-  Tensor q, k, v, d_o, dq, dk, dv;
+  Tensor q, k, v, o, d_o, lse, dq, dk, dv;  // o and lse: the forward's (the reference recomputes them)
   AttentionParams params;
 };
 
@@ -57,8 +57,12 @@ namespace reference {
 TESSERA_ATTENTION_BACKEND_DECLS
 void fmha_backward(const FmhaBackwardArgs& args, const dispatch::Options& opt);
 }
-namespace tile_host { TESSERA_ATTENTION_BACKEND_DECLS }
-namespace tile_cuda { TESSERA_ATTENTION_BACKEND_DECLS }
+#define TESSERA_ATTENTION_BACKWARD_DECLS                                \
+  void fmha_backward(const FmhaBackwardArgs& args, const dispatch::Options& opt); \
+  dispatch::Refusal fmha_backward_refusal(const FmhaBackwardArgs& args);
+namespace tile_host { TESSERA_ATTENTION_BACKEND_DECLS TESSERA_ATTENTION_BACKWARD_DECLS }
+namespace tile_cuda { TESSERA_ATTENTION_BACKEND_DECLS TESSERA_ATTENTION_BACKWARD_DECLS }
+#undef TESSERA_ATTENTION_BACKWARD_DECLS
 #undef TESSERA_ATTENTION_BACKEND_DECLS
 
 }  // namespace tessera::ops

@@ -35,9 +35,16 @@ dispatch::Op<FmhaArgs>& fmha_op() {
       });
   return op;
 }
+// The backward kernels' limits differ by backend (the GPU's need Hopper): each backend says what it refuses.
 dispatch::Op<FmhaBackwardArgs>& fmha_backward_op() {
-  static dispatch::Op<FmhaBackwardArgs>& op =
-      register_op<FmhaBackwardArgs>("fmha_backward", &reference::fmha_backward, nullptr, nullptr);
+  static dispatch::Op<FmhaBackwardArgs>& op = [] () -> dispatch::Op<FmhaBackwardArgs>& {
+    auto& o = register_op<FmhaBackwardArgs>("fmha_backward", &reference::fmha_backward, nullptr, nullptr);
+    o.add(dispatch::Backend::tile_host, &tile_host::fmha_backward, &tile_host::fmha_backward_refusal);
+#if TESSERA_WITH_CUDA
+    o.add(dispatch::Backend::tile_cuda, &tile_cuda::fmha_backward, &tile_cuda::fmha_backward_refusal);
+#endif
+    return o;
+  }();
   return op;
 }
 dispatch::Op<FmhaVarlenArgs>& fmha_varlen_op() {
@@ -163,12 +170,14 @@ void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, co
   fmha_op()({q, k, v, o, lse, p}, q.device(), options);
 }
 
-void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& d_o, const Tensor& dq,
-                   const Tensor& dk, const Tensor& dv, const AttentionParams& params, const Options& options) {
+void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& d_o,
+                   const Tensor& lse, const Tensor& dq, const Tensor& dk, const Tensor& dv, const AttentionParams& params,
+                   const Options& options) {
   const Checker c{"fmha_backward"};
   check_operand(c, q, "q", 4, "[B, Hq, Sq, Dqk]");
   check_operand(c, k, "k", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
   check_operand(c, v, "v", 4, "[B, Hkv, Sk, Dv]", &q, "q");
+  check_operand(c, o, "o", 4, "[B, Hq, Sq, Dv]", &q, "q");
   check_operand(c, d_o, "d_o", 4, "[B, Hq, Sq, Dv]", &q, "q");
   check_operand(c, dq, "dq", 4, "[B, Hq, Sq, Dqk]", &q, "q");
   check_operand(c, dk, "dk", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
@@ -177,15 +186,33 @@ void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tens
   const int64_t Hkv = k.size(1), Sk = k.size(2), Dv = v.size(3);
   c.shape_is(k, "k", {B, Hkv, Sk, Dqk});
   c.shape_is(v, "v", {B, Hkv, Sk, Dv});
+  c.shape_is(o, "o", {B, Hq, Sq, Dv});
   c.shape_is(d_o, "d_o", {B, Hq, Sq, Dv});
   c.shape_is(dq, "dq", q.shape());
   c.shape_is(dk, "dk", k.shape());
   c.shape_is(dv, "dv", v.shape());
   check_heads(c, Hq, Hkv, "k");
   check_head_dims(c, Dqk, Dv);
+  c.defined(lse, "lse");
+  check_lse(c, lse, {B, Hq, Sq}, q);
   const AttentionParams p = resolved(c, params, Dqk);
   if (dq.numel() + dk.numel() + dv.numel() == 0) return;
-  fmha_backward_op()({q, k, v, d_o, dq, dk, dv, p}, q.device(), options);
+  fmha_backward_op()({q, k, v, o, d_o, lse, dq, dk, dv, p}, q.device(), options);
+}
+
+void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& d_o, const Tensor& dq,
+                   const Tensor& dk, const Tensor& dv, const AttentionParams& params, const Options& options) {
+  const Checker c{"fmha_backward"};
+  check_operand(c, q, "q", 4, "[B, Hq, Sq, Dqk]");
+  check_operand(c, d_o, "d_o", 4, "[B, Hq, Sq, Dv]", &q, "q");
+  c.require(d_o.size(0) == q.size(0) && d_o.size(1) == q.size(1) && d_o.size(2) == q.size(2), [&] {
+    return "d_o is " + d_o.str() + " and q is " + q.str() + "; d_o must be [B, Hq, Sq, Dv]";
+  });
+  // The forward pass's o and lse, then the backward from them.
+  const Tensor o = Tensor::empty(d_o.shape(), q.dtype(), q.device());
+  const Tensor lse = Tensor::empty({q.size(0), q.size(1), q.size(2)}, DType::f32, q.device());
+  fmha(q, k, v, o, lse, params, options);
+  fmha_backward(q, k, v, o, d_o, lse, dq, dk, dv, params, options);
 }
 
 void fmha_varlen(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cu_q, const Tensor& cu_k,

@@ -1,0 +1,135 @@
+// The launcher of the prefill attention backward (fmha_backward.tile.h), compiled once per tile backend
+// (fmha_backward_host.cpp, fmha_backward_cuda.cu). On the GPU it runs on Hopper only.
+//
+//   head dim   dQ kernel: keys per tile x stages     dK/dV kernel: query rows per tile x stages
+//   64         64 x 4                                 64 x 4
+//   128        64 x 2 (64 KiB resident + 2 x 32 KiB)  64 x 3 (64 KiB resident + 3 x 32 KiB)
+// A first small kernel writes delta = rowsum(dO * O) (fp32, [B, Hq, Sq]) into per-stream scratch, which the
+// dQ and dK/dV kernels launched after it on the same stream read. (Computed in the dQ kernel's consumers
+// before their loop instead, the kernel hung on an H200, cause not found: see bench/results/2026-11-25-h200-session17.)
+#pragma once
+#include <string>
+
+#include "ops/attention/args.h"
+#include "ops/attention/fmha_backward.tile.h"
+#include "ops/attention/planes.h"
+#include "ops/common/views.h"
+#include "tessera/runtime/workspace.h"
+
+namespace tessera::ops::TESSERA_TILE_BACKEND {
+
+namespace {
+template <class T, int D, int BN, int DQ_STAGES, int BQ, int DKV_STAGES>
+struct BackwardConfig {
+  using Dq = kernels::FmhaBackwardDq<T, D, BN, DQ_STAGES>;
+  using Delta = kernels::FmhaBackwardDelta<T, 16, D, 128>;
+  using Dkv = kernels::FmhaBackwardDkv<T, D, BQ, DKV_STAGES>;
+};
+
+template <class T, class F>
+void visit_backward_config(int64_t d, F&& f) {
+  if (d == 64) f(BackwardConfig<T, 64, 64, 4, 64, 4>{});
+  else f(BackwardConfig<T, 128, 64, 2, 64, 3>{});
+}
+
+// A [B, H, S] f32 tensor as [B, H, 1, S]: one row per head, read across a tile's columns.
+template <class T>
+tile::View4<T> as_head_rows(T* data, int64_t B, int64_t H, int64_t S, int64_t stride_b, int64_t stride_h, int64_t stride_s) {
+  tile::View4<T> v;
+  v.data = data;
+  v.extent[0] = B, v.extent[1] = H, v.extent[2] = 1, v.extent[3] = S;
+  v.stride[0] = stride_b, v.stride[1] = stride_h, v.stride[2] = 0, v.stride[3] = stride_s;
+  return v;
+}
+}  // namespace
+
+dispatch::Refusal fmha_backward_refusal(const FmhaBackwardArgs& a) {
+  if (a.q.dtype() != DType::bf16 && a.q.dtype() != DType::f16)
+    return "the backward tile kernels take f16 or bf16 inputs, not " + std::string(dtype_name(a.q.dtype()));
+  if (a.q.size(2) == 0 || a.k.size(2) == 0) return std::string("an empty sequence has nothing for the kernels to stream");
+  const int64_t d = a.q.size(3);
+  if (a.v.size(3) != d || (d != 64 && d != 128))
+    return "no backward tile kernel for head dims " + std::to_string(d) + " / " + std::to_string(a.v.size(3)) +
+           " (64 / 64 and 128 / 128)";
+  if (std::max(a.q.size(2), a.k.size(2)) >= (int64_t(1) << 31) - 256) return std::string("sequence lengths exceed the kernels' 32-bit indices");
+  bool readable = true;
+  visit_float_dtype(a.q.dtype(), [&](auto t) {
+    using T = decltype(t);
+    tile::View3<const T> planes;
+    for (const Tensor* x : {&a.q, &a.k, &a.v, &a.d_o}) readable = readable && batch_head_planes(*x, planes);
+  });
+  if (!readable)
+    return std::string("q, k, v and d_o must be readable by the copy engine as [B * H, S, D] planes (16-byte aligned "
+                       "rows, batches evenly spaced heads apart)");
+#if defined(__CUDACC__)
+  if (!tile::cuda::device_is_hopper()) return std::string("the backward tile kernels run on Hopper (sm_90a) only");
+#endif
+  return std::nullopt;
+}
+
+void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options& opt) {
+  const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), d = a.q.size(3);
+  const int64_t Hkv = a.k.size(1), Sk = a.k.size(2);
+  const std::string scratch = "fmha_backward.delta@" + std::to_string(reinterpret_cast<uintptr_t>(opt.stream));
+  float* delta = static_cast<float*>(workspace(scratch.c_str(), size_t(std::max<int64_t>(B * Hq * Sq, 1)) * sizeof(float),
+                                               a.q.device()));
+  const kernels::MaskParams mask{a.params.causal, a.params.window_left, kernels::Logits{a.params.scale, a.params.softcap}};
+  visit_float_dtype(a.q.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if constexpr (sizeof(T) == 2) {
+      tile::View3<const T> q_planes, k_planes, v_planes, do_planes;
+      batch_head_planes(a.q, q_planes);
+      batch_head_planes(a.k, k_planes);
+      batch_head_planes(a.v, v_planes);
+      batch_head_planes(a.d_o, do_planes);
+      visit_backward_config<T>(d, [&](auto config) {
+        using Config = decltype(config);
+        using Dq = typename Config::Dq;
+        using Dkv = typename Config::Dkv;
+        tile::View4<float> delta_rows;  // [B, Hq, Sq, 1]
+        delta_rows.data = delta;
+        delta_rows.extent[0] = B, delta_rows.extent[1] = Hq, delta_rows.extent[2] = Sq, delta_rows.extent[3] = 1;
+        delta_rows.stride[0] = Hq * Sq, delta_rows.stride[1] = Sq, delta_rows.stride[2] = 1, delta_rows.stride[3] = 1;
+        {
+          using Delta = typename Config::Delta;
+          typename Delta::Params p{};
+          p.o = as_view<const T, 4>(a.o);
+          p.d_o = as_view<const T, 4>(a.d_o);
+          p.delta = delta_rows;
+          tile::active::launch<Delta>({(Sq + Delta::rows - 1) / Delta::rows, Hq, B}, p, opt.stream);
+        }
+        {
+          typename Dq::Params p{};
+          p.q = tile::active::make_tma_tensor<Dq::bm, Dq::d>(q_planes);
+          p.d_o = tile::active::make_tma_tensor<Dq::bm, Dq::d>(do_planes);
+          p.k = tile::active::make_tma_tensor<Dq::bn, Dq::d>(k_planes);
+          p.v = tile::active::make_tma_tensor<Dq::bn, Dq::d>(v_planes);
+          p.lse = with_unit_column<const float, 4>(a.lse, {0, 1, 2});
+          p.delta = {delta_rows.data, {B, Hq, Sq, 1}, {Hq * Sq, Sq, 1, 1}};
+          p.dq = as_view<T, 4>(a.dq);
+          p.kv_heads = Hkv;
+          p.group = Hq / Hkv;
+          p.mask = mask;
+          tile::active::launch<Dq>({(Sq + Dq::bm - 1) / Dq::bm, Hq, B}, p, opt.stream);
+        }
+        {
+          typename Dkv::Params p{};
+          p.q = tile::active::make_tma_tensor<Dkv::bq, Dkv::d>(q_planes);
+          p.d_o = tile::active::make_tma_tensor<Dkv::bq, Dkv::d>(do_planes);
+          p.k = tile::active::make_tma_tensor<Dkv::bm, Dkv::d>(k_planes);
+          p.v = tile::active::make_tma_tensor<Dkv::bm, Dkv::d>(v_planes);
+          p.lse = as_head_rows(static_cast<const float*>(a.lse.data()), B, Hq, Sq, a.lse.stride(0), a.lse.stride(1), a.lse.stride(2));
+          p.delta = as_head_rows(static_cast<const float*>(delta), B, Hq, Sq, Hq * Sq, Sq, 1);
+          p.dk = as_view<T, 4>(a.dk);
+          p.dv = as_view<T, 4>(a.dv);
+          p.q_heads = Hq;
+          p.group = Hq / Hkv;
+          p.mask = mask;
+          tile::active::launch<Dkv>({(Sk + Dkv::bm - 1) / Dkv::bm, Hkv, B}, p, opt.stream);
+        }
+      });
+    }
+  });
+}
+
+}  // namespace tessera::ops::TESSERA_TILE_BACKEND
