@@ -1,4 +1,4 @@
-// tessera_fmha and tessera_fmha_decode agree with the C++ API; bad flags are reported.
+// tessera_fmha, tessera_fmha_backward and tessera_fmha_decode agree with the C++ API; bad flags are reported.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -35,6 +35,25 @@ TEST(CApiAttention, FmhaMatchesCppApi) {
   ASSERT_EQ(tessera_fmha(&q.c, &k.c, &v.c, &o.c, nullptr, 0.f, 0, -1, 0.f, nullptr), TESSERA_OK) << tessera_last_error();
   EXPECT_EQ(tessera_fmha(&q.c, &k.c, &v.c, &o.c, nullptr, 0.f, 2, -1, 0.f, nullptr), TESSERA_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tessera_last_error()).find("causal"), std::string::npos) << tessera_last_error();
+}
+
+TEST(CApiAttention, FmhaBackwardMatchesCppApi) {
+  CView q(random_tensor({1, 4, 9, 64}, DType::bf16)), k(random_tensor({1, 2, 13, 64}, DType::bf16));
+  CView v(random_tensor({1, 2, 13, 64}, DType::bf16)), o(poisoned({1, 4, 9, 64}, DType::bf16));
+  CView lse(poisoned({1, 4, 9}, DType::f32)), d_o(random_tensor({1, 4, 9, 64}, DType::bf16));
+  ops::fmha(q.t, k.t, v.t, o.t, lse.t, {0.f, true, -1, 0.f});
+  CView dq(poisoned(q.shape, DType::bf16)), dk(poisoned(k.shape, DType::bf16)), dv(poisoned(v.shape, DType::bf16));
+  ASSERT_EQ(tessera_fmha_backward(&q.c, &k.c, &v.c, &o.c, &d_o.c, &lse.c, &dq.c, &dk.c, &dv.c, 0.f, 1, -1, 0.f, nullptr),
+            TESSERA_OK)
+      << tessera_last_error();
+  Tensor want_dq = poisoned(q.shape, DType::bf16), want_dk = poisoned(k.shape, DType::bf16), want_dv = poisoned(v.shape, DType::bf16);
+  ops::fmha_backward(q.t, k.t, v.t, o.t, d_o.t, lse.t, want_dq, want_dk, want_dv, {0.f, true, -1, 0.f});
+  EXPECT_TRUE(all_equal(dq.t, want_dq));
+  EXPECT_TRUE(all_equal(dk.t, want_dk));
+  EXPECT_TRUE(all_equal(dv.t, want_dv));
+  EXPECT_EQ(tessera_fmha_backward(&q.c, &k.c, &v.c, &o.c, &d_o.c, nullptr, &dq.c, &dk.c, &dv.c, 0.f, 1, -1, 0.f, nullptr),
+            TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("lse is NULL"), std::string::npos) << tessera_last_error();
 }
 
 TEST(CApiAttention, FmhaDecodeMatchesCppApi) {

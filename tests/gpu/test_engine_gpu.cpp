@@ -113,6 +113,14 @@ TEST_P(EngineGpu, BatchOfDifferentLengthsEqualsEachAlone) {
   fs::remove_all(dir());
 }
 
+// The logits of each decode step with CUDA graphs against those of eager launches.
+void expect_graph_logits_equal_eager(const std::vector<std::vector<float>>& eager, const std::vector<std::vector<float>>& graphed,
+                                     const std::string& model) {
+  ASSERT_EQ(eager.size(), graphed.size()) << model;
+  for (size_t i = 0; i < eager.size(); ++i)
+    EXPECT_TRUE(rows_close(graphed[i], std::vector<double>(eager[i].begin(), eager[i].end()), 1e-6)) << model << " step " << i;
+}
+
 // Decode steps replayed as CUDA graphs give the same logits as eager launches (the same kernels on the same
 // inputs): the first decode step runs eagerly, the second is captured, the rest replay the graph.
 TEST_P(EngineGpu, CudaGraphDecodeEqualsEager) {
@@ -139,9 +147,7 @@ TEST_P(EngineGpu, CudaGraphDecodeEqualsEager) {
     }
     return rows;
   };
-  const auto eager = run(false), graphed = run(true);
-  for (size_t i = 0; i < eager.size(); ++i)
-    EXPECT_TRUE(rows_close(graphed[i], std::vector<double>(eager[i].begin(), eager[i].end()), 1e-6)) << spec.name << " step " << i;
+  expect_graph_logits_equal_eager(run(false), run(true), spec.name);
   fs::remove_all(dir());
 }
 
@@ -183,9 +189,7 @@ TEST_P(EngineGpu, CudaGraphIsCapturedAgainAfterAWorkspaceGrows) {
     }
     return rows;
   };
-  const auto eager = run(false), graphed = run(true);
-  for (size_t i = 0; i < eager.size(); ++i)
-    EXPECT_TRUE(rows_close(graphed[i], std::vector<double>(eager[i].begin(), eager[i].end()), 1e-6)) << spec.name << " step " << i;
+  expect_graph_logits_equal_eager(run(false), run(true), spec.name);
   fs::remove_all(dir());
 }
 
