@@ -61,6 +61,7 @@ TEST_F(AttentionGpu, FmhaBackwardMatchesReference) {
     for (const auto& c : kFmhaBackwardCases) check_fmha_backward(Device::cuda(), kCuda, dt, c);
   for (const auto& c : kLongFmhaBackwardCases) check_fmha_backward(Device::cuda(), kCuda, DType::bf16, c);
 }
+TEST_F(AttentionGpu, EveryBackwardConfigurationMatchesReference) { check_fmha_backward_configs(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, FmhaBackwardBadInputIsAnErrorAndWritesNothing) { check_fmha_backward_bad_input(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, FmhaVarlenMatchesReference) {
   for (DType dt : kFloatDTypes)

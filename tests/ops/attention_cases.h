@@ -140,6 +140,23 @@ inline void check_fmha_backward(Device dev, dispatch::Backend backend, DType dt,
   EXPECT_TRUE(gradient_close(dv, dv_ref, dt)) << "dv";
 }
 
+// Every configuration of the backward kernels, forced through the autotuner.
+inline void check_fmha_backward_configs(Device dev, dispatch::Backend backend) {
+  namespace at = dispatch::autotune;
+  const std::pair<int64_t, std::vector<const char*>> configs[] = {
+      {64, {"dq_bn64_s4_dkv_bq64_s4", "dq_bn128_s3_dkv_bq64_s4"}},
+      {128, {"dq_bn64_s2_dkv_bq64_s3", "dq_bn128_s2_dkv_bq64_s3"}}};
+  for (const auto& [d, names] : configs)
+    for (const char* name : names) {
+      SCOPED_TRACE(std::string("configuration ") + name);
+      at::force("fmha_backward", name);
+      for (const FmhaCase& c : {FmhaCase{1, 4, 1, 200, 300, d, d, {0.f, true, -1, 0.f}},
+                                FmhaCase{1, 2, 2, 130, 129, d, d, {0.f, false, 40, 3.f}}})
+        check_fmha_backward(dev, backend, DType::bf16, c);
+    }
+  at::force("fmha_backward", "");
+}
+
 // Bad input to the backward: named in the error, nothing written.
 inline void check_fmha_backward_bad_input(Device dev, dispatch::Backend backend) {
   const ops::Options opt{backend};

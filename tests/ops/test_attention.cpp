@@ -23,6 +23,7 @@ TEST(AttentionHost, FmhaBackwardMatchesReference) {
   check_fmha_backward(kCpu, kHost, DType::f32, kFmhaBackwardCases[1]);
   check_fmha_backward(kCpu, kHost, DType::bf16, {1, 2, 1, 9, 17, 32, 16, {0.f, true, -1, 0.f}});
 }
+TEST(AttentionHost, EveryBackwardConfigurationMatchesReference) { check_fmha_backward_configs(kCpu, kHost); }
 TEST(AttentionHost, FmhaBackwardBadInputIsAnErrorAndWritesNothing) { check_fmha_backward_bad_input(kCpu, kHost); }
 TEST(AttentionHost, FmhaVarlenMatchesReference) {
   for (DType dt : kFloatDTypes)

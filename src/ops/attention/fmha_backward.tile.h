@@ -22,6 +22,8 @@
 // Every gradient is accumulated by one block in fp32 registers: no atomics, deterministic. The price is
 // computing Q K^T and dO V^T twice (7 products where a fused kernel with atomic dQ does 5).
 #pragma once
+#include <utility>
+
 #include "ops/attention/fmha.tile.h"
 #include "tessera/tile/staged.h"
 
@@ -55,6 +57,18 @@ TILE_DEVICE D score_gradient_factor(const D& dp, const Delta& delta, const S& sc
     return (dp - delta) * (1.f - t * t);
   }
   return dp - delta;
+}
+
+// The two products of a step, waited for: the resident tiles times the stage's, transposed (Q K^T and
+// dO V^T in the dQ kernel; K Q^T and V dO^T in the dK/dV kernel).
+template <int M, int N, class Pipe, class Resident, class Held>
+TILE_DEVICE auto score_products(Pipe& pipe, const Resident& resident, const Held& held) {
+  auto dots = mma_accumulator<M, N>(pipe);
+  auto dp = mma_accumulator<M, N>(pipe);
+  mma(dots, resident.a, transpose(held.a));
+  mma(dp, resident.b, transpose(held.b));
+  mma_wait(dots, dp);
+  return std::pair{dots, dp};
 }
 
 // The shapes: 64 rows per consumer warpgroup, two consumers. The dQ kernel's block owns bm query rows and
@@ -128,11 +142,7 @@ struct FmhaBackwardDq : BackwardDqShape<T, D, BN, STAGES> {
       for (int64_t j = 0; j < tiles; ++j) {
         const int64_t k0 = k_begin + j * BN;
         auto held = pipe.acquire();
-        auto dots = mma_accumulator<BM, BN>(pipe);
-        auto dp = mma_accumulator<BM, BN>(pipe);
-        mma(dots, resident.a, transpose(held.a));
-        mma(dp, resident.b, transpose(held.b));
-        mma_wait(dots, dp);
+        auto [dots, dp] = score_products<BM, BN>(pipe, resident, held);
         const auto scores = mask.logits(dots);
         dp = score_gradient_factor(dp, delta, scores, mask);
         auto probs = exp2(scores - lse2);
@@ -212,11 +222,7 @@ struct FmhaBackwardDkv : BackwardDkvShape<T, D, BQ, STAGES> {
       for (int64_t j = 0; j < tiles; ++j) {
         const int64_t h = head_of(j), q0 = row_of(j);
         auto held = pipe.acquire();
-        auto dots = mma_accumulator<BM, BQ>(pipe);
-        auto dp = mma_accumulator<BM, BQ>(pipe);
-        mma(dots, resident.a, transpose(held.a));
-        mma(dp, resident.b, transpose(held.b));
-        mma_wait(dots, dp);
+        auto [dots, dp] = score_products<BM, BQ>(pipe, resident, held);
         // The head's lse and delta as a row broadcast over the block's keys; queries past the end read
         // lse = +inf (probability 0).
         const auto lse_row = p.lse[b][h].broadcast_rows(BM), delta_row = p.delta[b][h].broadcast_rows(BM);

@@ -1,9 +1,10 @@
 // The launcher of the prefill attention backward (fmha_backward.tile.h), compiled once per tile backend
 // (fmha_backward_host.cpp, fmha_backward_cuda.cu). On the GPU it runs on Hopper only.
 //
-//   head dim   dQ kernel: keys per tile x stages     dK/dV kernel: query rows per tile x stages
-//   64         64 x 4                                 64 x 4
-//   128        64 x 2 (64 KiB resident + 2 x 32 KiB)  64 x 3 (64 KiB resident + 3 x 32 KiB)
+//   head dim   dQ kernel: keys per tile x stages           dK/dV kernel: query rows per tile x stages
+//   64         64 x 4; 128 x 3                              64 x 4
+//   128        64 x 2 (64 KiB resident + 2 x 32 KiB); 128 x 2  64 x 3 (64 KiB resident + 3 x 32 KiB)
+// The autotuner picks between the dQ tiles (the first is the default).
 // A first small kernel writes delta = rowsum(dO * O) (fp32, [B, Hq, Sq]) into per-stream scratch, which the
 // dQ and dK/dV kernels launched after it on the same stream read. (Computed in the dQ kernel's consumers
 // before their loop instead, the kernel hung on an H200, cause not found: see bench/results/2026-11-25-h200-session17.)
@@ -14,22 +15,44 @@
 #include "ops/attention/fmha_backward.tile.h"
 #include "ops/attention/planes.h"
 #include "ops/common/views.h"
+#include "tessera/dispatch/autotune.h"
 #include "tessera/runtime/workspace.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
 namespace {
+namespace at = dispatch::autotune;
+#if defined(__CUDACC__)
+constexpr auto kTuneWhere = at::Where::cuda;
+#else
+constexpr auto kTuneWhere = at::Where::host;
+#endif
+
 template <class T, int D, int BN, int DQ_STAGES, int BQ, int DKV_STAGES>
 struct BackwardConfig {
   using Dq = kernels::FmhaBackwardDq<T, D, BN, DQ_STAGES>;
-  using Delta = kernels::FmhaBackwardDelta<T, 16, D, 128>;
   using Dkv = kernels::FmhaBackwardDkv<T, D, BQ, DKV_STAGES>;
+  static std::string name() {
+    return "dq_bn" + std::to_string(BN) + "_s" + std::to_string(DQ_STAGES) + "_dkv_bq" + std::to_string(BQ) + "_s" +
+           std::to_string(DKV_STAGES);
+  }
 };
 
+// The configurations of a head dim as autotuner candidates, each calling launch(BackwardConfig{}); the first is
+// the heuristic default. The dQ kernel's 128-key tiles spill a few registers (4 bytes at D 64, 128 at D 128);
+// the dK/dV kernel's 128-row query tiles spill 1.2 KB at D 64 (a full tile each of lse and delta), so they are
+// not offered.
 template <class T, class F>
-void visit_backward_config(int64_t d, F&& f) {
-  if (d == 64) f(BackwardConfig<T, 64, 64, 4, 64, 4>{});
-  else f(BackwardConfig<T, 128, 64, 2, 64, 3>{});
+std::vector<at::Candidate> backward_configs(int64_t d, const F& launch) {
+  auto candidate = [&](auto config) { return at::Candidate{decltype(config)::name(), [=] { launch(config); }}; };
+  if (d == 64) return {candidate(BackwardConfig<T, 64, 64, 4, 64, 4>{}), candidate(BackwardConfig<T, 64, 128, 3, 64, 4>{})};
+  return {candidate(BackwardConfig<T, 128, 64, 2, 64, 3>{}), candidate(BackwardConfig<T, 128, 128, 2, 64, 3>{})};
+}
+
+template <class T, class F>
+void visit_delta_kernel(int64_t d, F&& f) {
+  if (d == 64) f(kernels::FmhaBackwardDelta<T, 16, 64, 128>{});
+  else f(kernels::FmhaBackwardDelta<T, 16, 128, 128>{});
 }
 
 // A [B, H, S] f32 tensor as [B, H, 1, S]: one row per head, read across a tile's columns.
@@ -82,30 +105,35 @@ void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options& opt) {
       batch_head_planes(a.k, k_planes);
       batch_head_planes(a.v, v_planes);
       batch_head_planes(a.d_o, do_planes);
-      visit_backward_config<T>(d, [&](auto config) {
-        using Config = decltype(config);
-        using Dq = typename Config::Dq;
-        using Dkv = typename Config::Dkv;
-        tile::View4<float> delta_rows;  // [B, Hq, Sq, 1]
-        delta_rows.data = delta;
-        delta_rows.extent[0] = B, delta_rows.extent[1] = Hq, delta_rows.extent[2] = Sq, delta_rows.extent[3] = 1;
-        delta_rows.stride[0] = Hq * Sq, delta_rows.stride[1] = Sq, delta_rows.stride[2] = 1, delta_rows.stride[3] = 1;
-        {
-          using Delta = typename Config::Delta;
-          typename Delta::Params p{};
-          p.o = as_view<const T, 4>(a.o);
-          p.d_o = as_view<const T, 4>(a.d_o);
-          p.delta = delta_rows;
-          tile::active::launch<Delta>({(Sq + Delta::rows - 1) / Delta::rows, Hq, B}, p, opt.stream);
-        }
+      tile::View4<float> delta_rows;  // [B, Hq, Sq, 1]
+      delta_rows.data = delta;
+      delta_rows.extent[0] = B, delta_rows.extent[1] = Hq, delta_rows.extent[2] = Sq, delta_rows.extent[3] = 1;
+      delta_rows.stride[0] = Hq * Sq, delta_rows.stride[1] = Sq, delta_rows.stride[2] = 1, delta_rows.stride[3] = 1;
+      visit_delta_kernel<T>(d, [&](auto kernel) {
+        using Delta = decltype(kernel);
+        typename Delta::Params p{};
+        p.o = as_view<const T, 4>(a.o);
+        p.d_o = as_view<const T, 4>(a.d_o);
+        p.delta = delta_rows;
+        tile::active::launch<Delta>({(Sq + Delta::rows - 1) / Delta::rows, Hq, B}, p, opt.stream);
+      });
+      const tile::View4<const float> delta_by_row{delta, {B, Hq, Sq, 1}, {Hq * Sq, Sq, 1, 1}};
+      const tile::View4<const float> lse_by_row = with_unit_column<const float, 4>(a.lse, {0, 1, 2});
+      const tile::View4<const float> lse_by_head =
+          as_head_rows(static_cast<const float*>(a.lse.data()), B, Hq, Sq, a.lse.stride(0), a.lse.stride(1), a.lse.stride(2));
+      const tile::View4<const float> delta_by_head = as_head_rows(static_cast<const float*>(delta), B, Hq, Sq, Hq * Sq, Sq, 1);
+      auto launch = [&a, &opt, q_planes, k_planes, v_planes, do_planes, delta_by_row, lse_by_row, lse_by_head, delta_by_head,
+                     mask, B, Hq, Hkv, Sq, Sk](auto config) {
+        using Dq = typename decltype(config)::Dq;
+        using Dkv = typename decltype(config)::Dkv;
         {
           typename Dq::Params p{};
           p.q = tile::active::make_tma_tensor<Dq::bm, Dq::d>(q_planes);
           p.d_o = tile::active::make_tma_tensor<Dq::bm, Dq::d>(do_planes);
           p.k = tile::active::make_tma_tensor<Dq::bn, Dq::d>(k_planes);
           p.v = tile::active::make_tma_tensor<Dq::bn, Dq::d>(v_planes);
-          p.lse = with_unit_column<const float, 4>(a.lse, {0, 1, 2});
-          p.delta = {delta_rows.data, {B, Hq, Sq, 1}, {Hq * Sq, Sq, 1, 1}};
+          p.lse = lse_by_row;
+          p.delta = delta_by_row;
           p.dq = as_view<T, 4>(a.dq);
           p.kv_heads = Hkv;
           p.group = Hq / Hkv;
@@ -118,8 +146,8 @@ void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options& opt) {
           p.d_o = tile::active::make_tma_tensor<Dkv::bq, Dkv::d>(do_planes);
           p.k = tile::active::make_tma_tensor<Dkv::bm, Dkv::d>(k_planes);
           p.v = tile::active::make_tma_tensor<Dkv::bm, Dkv::d>(v_planes);
-          p.lse = as_head_rows(static_cast<const float*>(a.lse.data()), B, Hq, Sq, a.lse.stride(0), a.lse.stride(1), a.lse.stride(2));
-          p.delta = as_head_rows(static_cast<const float*>(delta), B, Hq, Sq, Hq * Sq, Sq, 1);
+          p.lse = lse_by_head;
+          p.delta = delta_by_head;
           p.dk = as_view<T, 4>(a.dk);
           p.dv = as_view<T, 4>(a.dv);
           p.q_heads = Hq;
@@ -127,7 +155,14 @@ void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options& opt) {
           p.mask = mask;
           tile::active::launch<Dkv>({(Sk + Dkv::bm - 1) / Dkv::bm, Hkv, B}, p, opt.stream);
         }
-      });
+      };
+      const std::string kind = std::string(dtype_name(a.q.dtype())) + (a.params.causal ? "_causal" : "") +
+                               (a.params.window_left >= 0 ? "_window" : "");
+      const auto key = at::make_key("fmha_backward", kind,
+                                    at::shape_class({{"d", d}, {"heads", at::pow2_bucket(B * Hq)}, {"group", Hq / Hkv},
+                                                     {"rows", at::pow2_bucket(Sq)}, {"keys", at::pow2_bucket(Sk)}}));
+      // Every candidate reads only q, k, v, d_o, lse and delta and writes dq, dk and dv: timing them in place is safe.
+      at::select(key, backward_configs<T>(d, launch), 0, opt.stream, kTuneWhere).launch();
     }
   });
 }
