@@ -39,9 +39,15 @@ dispatch::Op<FmhaArgs>& fmha_op() {
 dispatch::Op<FmhaBackwardArgs>& fmha_backward_op() {
   static dispatch::Op<FmhaBackwardArgs>& op = [] () -> dispatch::Op<FmhaBackwardArgs>& {
     auto& o = register_op<FmhaBackwardArgs>("fmha_backward", &reference::fmha_backward, nullptr, nullptr);
-    o.add(dispatch::Backend::tile_host, &tile_host::fmha_backward, &tile_host::fmha_backward_refusal);
+    auto refusal = [](auto backend_refusal) {
+      return [backend_refusal](const FmhaBackwardArgs& a) {
+        if (auto r = index_refusal(std::max(a.q.size(2), a.k.size(2)), "sequence lengths")) return r;
+        return backend_refusal(a);
+      };
+    };
+    o.add(dispatch::Backend::tile_host, &tile_host::fmha_backward, refusal(&tile_host::fmha_backward_refusal));
 #if TESSERA_WITH_CUDA
-    o.add(dispatch::Backend::tile_cuda, &tile_cuda::fmha_backward, &tile_cuda::fmha_backward_refusal);
+    o.add(dispatch::Backend::tile_cuda, &tile_cuda::fmha_backward, refusal(&tile_cuda::fmha_backward_refusal));
 #endif
     return o;
   }();

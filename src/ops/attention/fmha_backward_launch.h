@@ -55,13 +55,13 @@ void visit_delta_kernel(int64_t d, F&& f) {
   else f(kernels::FmhaBackwardDelta<T, 16, 128, 128>{});
 }
 
-// A [B, H, S] f32 tensor as [B, H, 1, S]: one row per head, read across a tile's columns.
+// A [B, H, S] tensor as [B, H, 1, S]: one row per head, read across a tile's columns.
 template <class T>
-tile::View4<T> as_head_rows(T* data, int64_t B, int64_t H, int64_t S, int64_t stride_b, int64_t stride_h, int64_t stride_s) {
+tile::View4<T> as_head_rows(const Tensor& t) {
   tile::View4<T> v;
-  v.data = data;
-  v.extent[0] = B, v.extent[1] = H, v.extent[2] = 1, v.extent[3] = S;
-  v.stride[0] = stride_b, v.stride[1] = stride_h, v.stride[2] = 0, v.stride[3] = stride_s;
+  v.data = static_cast<T*>(t.data());
+  v.extent[0] = t.size(0), v.extent[1] = t.size(1), v.extent[2] = 1, v.extent[3] = t.size(2);
+  v.stride[0] = t.stride(0), v.stride[1] = t.stride(1), v.stride[2] = 0, v.stride[3] = t.stride(2);
   return v;
 }
 }  // namespace
@@ -74,7 +74,6 @@ dispatch::Refusal fmha_backward_refusal(const FmhaBackwardArgs& a) {
   if (a.v.size(3) != d || (d != 64 && d != 128))
     return "no backward tile kernel for head dims " + std::to_string(d) + " / " + std::to_string(a.v.size(3)) +
            " (64 / 64 and 128 / 128)";
-  if (std::max(a.q.size(2), a.k.size(2)) >= (int64_t(1) << 31) - 256) return std::string("sequence lengths exceed the kernels' 32-bit indices");
   bool readable = true;
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     using T = decltype(t);
@@ -94,8 +93,9 @@ void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options& opt) {
   const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), d = a.q.size(3);
   const int64_t Hkv = a.k.size(1), Sk = a.k.size(2);
   const std::string scratch = "fmha_backward.delta@" + std::to_string(reinterpret_cast<uintptr_t>(opt.stream));
-  float* delta = static_cast<float*>(workspace(scratch.c_str(), size_t(std::max<int64_t>(B * Hq * Sq, 1)) * sizeof(float),
-                                               a.q.device()));
+  const Tensor delta = Tensor::view(workspace(scratch.c_str(), size_t(std::max<int64_t>(B * Hq * Sq, 1)) * sizeof(float),
+                                              a.q.device()),
+                                    {B, Hq, Sq}, DType::f32, a.q.device());
   const kernels::MaskParams mask{a.params.causal, a.params.window_left, kernels::Logits{a.params.scale, a.params.softcap}};
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     using T = decltype(t);
@@ -105,23 +105,18 @@ void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options& opt) {
       batch_head_planes(a.k, k_planes);
       batch_head_planes(a.v, v_planes);
       batch_head_planes(a.d_o, do_planes);
-      tile::View4<float> delta_rows;  // [B, Hq, Sq, 1]
-      delta_rows.data = delta;
-      delta_rows.extent[0] = B, delta_rows.extent[1] = Hq, delta_rows.extent[2] = Sq, delta_rows.extent[3] = 1;
-      delta_rows.stride[0] = Hq * Sq, delta_rows.stride[1] = Sq, delta_rows.stride[2] = 1, delta_rows.stride[3] = 1;
       visit_delta_kernel<T>(d, [&](auto kernel) {
         using Delta = decltype(kernel);
         typename Delta::Params p{};
         p.o = as_view<const T, 4>(a.o);
         p.d_o = as_view<const T, 4>(a.d_o);
-        p.delta = delta_rows;
+        p.delta = with_unit_column<float, 4>(delta, {0, 1, 2});
         tile::active::launch<Delta>({(Sq + Delta::rows - 1) / Delta::rows, Hq, B}, p, opt.stream);
       });
-      const tile::View4<const float> delta_by_row{delta, {B, Hq, Sq, 1}, {Hq * Sq, Sq, 1, 1}};
-      const tile::View4<const float> lse_by_row = with_unit_column<const float, 4>(a.lse, {0, 1, 2});
-      const tile::View4<const float> lse_by_head =
-          as_head_rows(static_cast<const float*>(a.lse.data()), B, Hq, Sq, a.lse.stride(0), a.lse.stride(1), a.lse.stride(2));
-      const tile::View4<const float> delta_by_head = as_head_rows(static_cast<const float*>(delta), B, Hq, Sq, Hq * Sq, Sq, 1);
+      // lse and delta by query row (dQ kernel) and as one row per head (dK/dV kernel).
+      const auto lse_by_row = with_unit_column<const float, 4>(a.lse, {0, 1, 2});
+      const auto delta_by_row = with_unit_column<const float, 4>(delta, {0, 1, 2});
+      const auto lse_by_head = as_head_rows<const float>(a.lse), delta_by_head = as_head_rows<const float>(delta);
       auto launch = [&a, &opt, q_planes, k_planes, v_planes, do_planes, delta_by_row, lse_by_row, lse_by_head, delta_by_head,
                      mask, B, Hq, Hkv, Sq, Sk](auto config) {
         using Dq = typename decltype(config)::Dq;
