@@ -79,6 +79,7 @@ def main():
     ap.add_argument("--no-matmul", action="store_true", help="skip the matmul comparison")
     ap.add_argument("--attention-only", action="store_true", help="only prefill attention (fmha) against SDPA")
     ap.add_argument("--backward-only", action="store_true", help="only the attention backward against SDPA's")
+    ap.add_argument("--membound-only", action="store_true", help="only the memory-bound ops (norms, activations, rope...)")
     args = ap.parse_args()
     if args.backward_only:
         args.attention_only = True
@@ -196,7 +197,7 @@ def main():
         torch.cuda.empty_cache()
 
     # Greedy token choice over a decode step's f32 logits rows (Llama 3 vocabulary).
-    for logit_rows in () if args.attention_only else (1, 32):
+    for logit_rows in () if args.attention_only or args.membound_only else (1, 32):
         vocab = 128256
         shape = f"{logit_rows}x{vocab}"
         c = copies_for(logit_rows * vocab * 4, l2)
@@ -213,7 +214,7 @@ def main():
 
     # Matmul (bf16 in and out, fp32 accumulate) against cuBLAS through torch: y = x @ w^T, w as [N, K].
     mm_rows = []
-    for (m, n, k) in [] if args.no_matmul or args.attention_only else [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
+    for (m, n, k) in [] if args.no_matmul or args.attention_only or args.membound_only else [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
         c = copies_for(2 * (m * k + n * k), l2)
         sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(n, k, dtype=dt, device="cuda") * 0.02,
                  torch.empty(m, n, dtype=dt, device="cuda")) for _ in range(c)]
@@ -245,7 +246,7 @@ def main():
             print(f"  {backend.name}: {str(e).splitlines()[0][:100]}")
             return float("nan")
 
-    for (b, h, s, d, causal) in [] if args.backward_only else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
+    for (b, h, s, d, causal) in [] if args.backward_only or args.membound_only else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
                                  (4, 16, 4096, 256, False), (8, 16, 2048, 64, False), (16, 16, 1024, 128, True),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True)]:
         q, k, v = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(3))
@@ -280,7 +281,7 @@ def main():
     # 10 B H S^2 D, halved when causal (tessera recomputes two more, not counted). Per-call event timings (the
     # calls take milliseconds); the gradients are compared with the flash backend's, relative to their largest.
     bwd_rows = []
-    for (b, h, s, d, causal) in [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True), (4, 16, 4096, 128, False),
+    for (b, h, s, d, causal) in [] if args.membound_only else [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True), (4, 16, 4096, 128, False),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, False),
                                  (8, 16, 2048, 64, True)]:
         q, k, v, d_o = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(4))
@@ -339,7 +340,7 @@ def main():
             print(f"  {backend.name if backend else 'default'}: {str(e).splitlines()[0][:100]}")
             return float("nan")
 
-    for (b, s) in [] if args.attention_only else [(1, 4096), (1, 32768), (8, 8192), (32, 4096), (64, 8192)]:
+    for (b, s) in [] if args.attention_only or args.membound_only else [(1, 4096), (1, 32768), (8, 8192), (32, 4096), (64, 8192)]:
         pages = b * s // page
         kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
         order = torch.randperm(pages, device="cuda").to(torch.int32)

@@ -315,6 +315,10 @@ TEST(TileHost, UnaryMath) {
   expect_map(th::sin(s), s, [](float v) { return std::sin(v); }, "sin");
   expect_map(th::cos(s), s, [](float v) { return std::cos(v); }, "cos");
   expect_map(th::abs(s), s, [](float v) { return std::fabs(v); }, "abs");
+  expect_map(th::normal_cdf(s), s, [](float v) { return 0.5 * std::erfc(double(v) * -0.70710678118654752); }, "normal_cdf");
+  const auto [c, sn] = th::cos_sin(s);
+  expect_map(c, s, [](float v) { return std::cos(v); }, "cos_sin.cos");
+  expect_map(sn, s, [](float v) { return std::sin(v); }, "cos_sin.sin");
   // Values that are exact by definition.
   EXPECT_TRUE(tile_eq(th::exp2(s), {0x1.6a09e6p-2f, 1.f, std::exp2(0.5f), 8.f}));
   EXPECT_TRUE(tile_eq(th::sqrt(x), {0.5f, 1.f, std::sqrt(2.f), 3.f}));
@@ -322,6 +326,7 @@ TEST(TileHost, UnaryMath) {
   EXPECT_TRUE(tile_eq(th::log2(x), {-2.f, 0.f, 1.f, std::log2(9.f)}));
   EXPECT_TRUE(tile_eq(th::abs(make<float, 1, 3>({-0.f, -kInf, kNaN})), {0.f, kInf, kNaN}));
   EXPECT_TRUE(tile_eq(th::sigmoid(make<float, 1, 3>({0.f, -kInf, kInf})), {0.5f, 0.f, 1.f}));
+  EXPECT_TRUE(tile_eq(th::normal_cdf(make<float, 1, 4>({0.f, -kInf, kInf, kNaN})), {0.5f, 0.f, 1.f, kNaN}));
   EXPECT_TRUE(tile_eq(th::log(make<float, 1, 2>({0.f, -1.f})), {-kInf, kNaN}));
 }
 

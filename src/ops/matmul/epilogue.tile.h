@@ -18,8 +18,8 @@ TILE_DEVICE auto apply_epilogue(Block& blk, const Acc& acc, const EpilogueParams
   auto x = acc;
   if (e.has_bias) x = x + cast<float>(load_like(blk, acc, bias_rows, at));
   switch (e.activation) {
-    case 1: x = x * 0.5f * (erf(x * 0.70710678118654752f) + 1.f); break;                            // gelu
-    case 2: x = x * 0.5f * (tanh((x + x * x * x * 0.044715f) * 0.79788456080286536f) + 1.f); break;  // gelu_tanh
+    case 1: x = x * normal_cdf(x); break;                                                     // gelu
+    case 2: x = x * sigmoid(x * (1.5957691216057308f + 0.0713548162726f * x * x)); break;  // gelu_tanh
     case 3: x = x * sigmoid(x); break;                                                               // silu
     case 4: x = maximum(x, 0.f); break;                                                              // relu
     default: break;

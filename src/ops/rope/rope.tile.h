@@ -46,7 +46,7 @@ TILE_DEVICE void rotate_heads(Block& blk, const Rotary& r, float pos, const X& x
   const auto z1 = rotary_columns(also, 0, half, step), z2 = rotary_columns(also, first2, half, step);
   for (int64_t c0 = 0; c0 < half; c0 += HALF) {
     const auto angle = load<1, HALF>(blk, r.inv_freq, {0, c0}) * pos;
-    const auto c = cos(angle), s = sin(angle);
+    const auto [c, s] = cos_sin(angle);
     const auto a = cast<float>(load<HEADS, HALF>(blk, x1, {h0, c0}));
     const auto b = cast<float>(load<HEADS, HALF>(blk, x2, {h0, c0}));
     const auto ya = cast<T>(a * c - b * s);

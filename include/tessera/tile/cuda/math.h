@@ -99,17 +99,79 @@ __device__ __forceinline__ float exp2_approx(float x) {
   return y;
 }
 TESSERA_CUDA_UNARY(exp2, exp2_approx(x))
+// The multi-function unit's 1/x alone (about 1 ulp; denormal results flushed to zero): IEEE division adds a
+// Newton step and a slow path.
+__device__ __forceinline__ float rcp_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+// 1 / (1 + e^-x) from one 2^x and one reciprocal: relative error a few ulp, 0 and 1 at the infinities.
+__device__ __forceinline__ float sigmoid_fast(float x) { return rcp_approx(1.f + exp2_approx(x * -1.4426950408889634f)); }
+// The standard normal distribution function Phi(x) = (1 + erf(x / sqrt 2)) / 2. Its tail Phi(-|x|) is
+// t 2^(Q(t) - x^2 log2(e) / 2) with t = 1 / (1 + |x| / sqrt 8) and Q a degree-7 polynomial fitted by
+// scripts/fit_normal_cdf.py: relative error of the tail below 3.2e-6 for |x| <= 5 and 1.2e-5 beyond (the fp32
+// rounding of the exponent), so gelu = x Phi(x) keeps its precision for negative x, where 1 + erf cancels.
+__device__ __forceinline__ float normal_cdf_fast(float x) {
+  const float a = fabsf(x);
+  const float t = rcp_approx(fmaf(a, 0.353553391f, 1.f));
+  float q = -0.24462612f;
+  q = fmaf(q, t, 0.983073294f);
+  q = fmaf(q, t, -1.28724945f);
+  q = fmaf(q, t, 0.37953186f);
+  q = fmaf(q, t, -0.00290140416f);
+  q = fmaf(q, t, 0.555956542f);
+  q = fmaf(q, t, 1.44195497f);
+  q = fmaf(q, t, -2.82573938f);
+  const float tail = t * exp2_approx(fmaf(a * -0.721347520f, a, q));
+  return x > 0.f ? 1.f - tail : tail;
+}
 TESSERA_CUDA_UNARY(log, logf(x))
 TESSERA_CUDA_UNARY(log2, log2f(x))
 TESSERA_CUDA_UNARY(sqrt, sqrtf(x))
 TESSERA_CUDA_UNARY(rsqrt, 1.f / sqrtf(x))
 TESSERA_CUDA_UNARY(tanh, tanhf(x))
-TESSERA_CUDA_UNARY(sigmoid, 1.f / (1.f + expf(-x)))
+TESSERA_CUDA_UNARY(sigmoid, sigmoid_fast(x))
 TESSERA_CUDA_UNARY(erf, erff(x))
+TESSERA_CUDA_UNARY(normal_cdf, normal_cdf_fast(x))
 TESSERA_CUDA_UNARY(sin, sinf(x))
 TESSERA_CUDA_UNARY(cos, cosf(x))
 TESSERA_CUDA_UNARY(abs, fabsf(x))
 #undef TESSERA_CUDA_UNARY
+
+// cos and sin of the same angles, from one reduction: the quadrant k = rint(x 2 / pi) and r = x - k pi / 2 in
+// three fused steps (fp32 pi / 2 and two corrections), then the multi-function unit's sin and cos of r in
+// [-pi/4, pi/4] (absolute error about 2^-21), swapped and negated by quadrant. A quarter of the instructions
+// of cosf and sinf (which also branch to a slow reduction past 105615). Accurate while |k| < 2^22, i.e. angles
+// below 6.5e6 radians, where an fp32 angle itself is already 0.25 radians coarse.
+__device__ __forceinline__ void cos_sin_fast(float x, float& c, float& s) {
+  constexpr float kRound = 12582912.f;  // 1.5 * 2^23: x * 2 / pi + kRound holds rint(x * 2 / pi) in its low bits
+  const float shifted = fmaf(x, 0.636619772f, kRound);
+  const float k = shifted - kRound;
+  const int quadrant = __float_as_int(shifted);
+  float r = fmaf(k, -1.57079637f, x);
+  r = fmaf(k, 4.37113883e-08f, r);
+  r = fmaf(k, 1.71512451e-15f, r);
+  float cr, sr;
+  asm("cos.approx.ftz.f32 %0, %1;" : "=f"(cr) : "f"(r));
+  asm("sin.approx.ftz.f32 %0, %1;" : "=f"(sr) : "f"(r));
+  const bool swap = quadrant & 1;
+  c = __int_as_float(__float_as_int(swap ? sr : cr) ^ (((quadrant + 1) & 2) << 30));
+  s = __int_as_float(__float_as_int(swap ? cr : sr) ^ ((quadrant & 2) << 30));
+}
+
+template <class L>
+struct CosSin {
+  Tile<float, L> cos, sin;
+};
+template <class T, class L>
+__device__ __forceinline__ CosSin<L> cos_sin(const Tile<T, L>& a) {
+  static_assert(std::is_same_v<T, float>, "cos_sin: needs a float tile");
+  CosSin<L> out;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) cos_sin_fast(a.v[e], out.cos.v[e], out.sin.v[e]);
+  return out;
+}
 
 template <class A, class B, class D>
 __device__ __forceinline__ auto fma(const A& a, const B& b, const D& c) { return a * b + c; }

@@ -109,8 +109,20 @@ __device__ __forceinline__ Tile<T, Blocked<1, C, TH>> reduce_cols(const Tile<T, 
 }
 
 struct Sum { template <class T> __device__ T operator()(T x, T y) const { return x + y; } };
-struct Max { template <class T> __device__ T operator()(T x, T y) const { return y > x ? y : x; } };
-struct Min { template <class T> __device__ T operator()(T x, T y) const { return y < x ? y : x; } };
+// NaN is ignored, as on the host: the float forms are one min/max instruction each (a compare and a select
+// otherwise), which a softmax or an argmax-free max pays for every element.
+struct Max {
+  template <class T> __device__ T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, float>) return fmaxf(x, y);
+    else return y > x ? y : x;
+  }
+};
+struct Min {
+  template <class T> __device__ T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, float>) return fminf(x, y);
+    else return y < x ? y : x;
+  }
+};
 }  // namespace detail
 
 template <class T, int R, int C, int TH>

@@ -185,9 +185,7 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load_
     const U* base = view.data + at.row * view.stride[0] + at.col;
 #pragma unroll
     for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + chunk_offset<L>(k, view.stride[0]));
-    return t;
-  }
-  if constexpr (COLD) {
+  } else if constexpr (COLD) {
     alignas(16) Tile<U, L> edges;
     load_edge_chunks_cold(&edges, view, at, convert_element<U>(pad));
     t = edges;
@@ -282,6 +280,17 @@ __device__ __forceinline__ Tile<To, L> cast(const Tile<T, L>& t) {
       const __half2 h = __floats2half2_rn(t.v[e], t.v[e + 1]);
       out.v[e].bits = __half_as_ushort(h.x);
       out.v[e + 1].bits = __half_as_ushort(h.y);
+    }
+  } else if constexpr (std::is_same_v<T, bf16> && std::is_same_v<To, float> && L::size % 2 == 0) {
+    // Two elements a 32-bit word: each widens with one instruction (a shift or a mask) where one at a time
+    // takes two (a byte permute, then a shift): 18 instead of 22 SASS instructions for 8 elements. The words
+    // are still split and joined again around the join of the vector and edge load paths.
+#pragma unroll
+    for (int e = 0; e < L::size; e += 2) {
+      uint32_t pair;
+      memcpy(&pair, &t.v[e], sizeof(pair));
+      out.v[e] = __uint_as_float(pair << 16);
+      out.v[e + 1] = __uint_as_float(pair & 0xffff0000u);
     }
   } else {
 #pragma unroll

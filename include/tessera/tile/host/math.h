@@ -103,10 +103,23 @@ TESSERA_HOST_UNARY(rsqrt, 1.f / std::sqrt(x))
 TESSERA_HOST_UNARY(tanh, std::tanh(x))
 TESSERA_HOST_UNARY(sigmoid, 1.f / (1.f + std::exp(-x)))
 TESSERA_HOST_UNARY(erf, std::erf(x))
+// Phi(x) = (1 + erf(x / sqrt 2)) / 2, through erfc so that the tail keeps its relative precision.
+TESSERA_HOST_UNARY(normal_cdf, 0.5 * std::erfc(double(x) * -0.70710678118654752))
 TESSERA_HOST_UNARY(sin, std::sin(x))
 TESSERA_HOST_UNARY(cos, std::cos(x))
 TESSERA_HOST_UNARY(abs, std::fabs(x))
 #undef TESSERA_HOST_UNARY
+
+// cos and sin of the same angles (the CUDA backend reduces them once).
+template <int R, int C>
+struct CosSin {
+  Tile<float, R, C> cos, sin;
+};
+template <class T, int R, int C>
+CosSin<R, C> cos_sin(const Tile<T, R, C>& a) {
+  static_assert(std::is_same_v<T, float>, "cos_sin: needs a float tile");
+  return {cos(a), sin(a)};
+}
 
 // a * b + c, elementwise with broadcasting.
 template <class A, class B, class D>
