@@ -130,8 +130,8 @@ inline constexpr ColdEdges cold_edges{};
 struct Everywhere {};
 inline constexpr Everywhere everywhere{};
 template <class A, class B>
-TILE_HD const A& where(Everywhere, const A& a, const B&) {
-  return a;
+TILE_HD A where(Everywhere, const A& a, const B&) {
+  return a;  // a copy: `a` may be a temporary, and the result is often bound to a name
 }
 
 struct Grid {
