@@ -2,13 +2,14 @@
 //
 //   s    = sign(scale) * x               (exact; -inf beyond the row's end)
 //   m    = max(s)                        -- a running max over the row's column tiles (online softmax)
-//   l    = sum(exp2(s * k - m * k))      -- rescaled by exp2((m_old - m_new) * k) whenever m grows
-//   y    = exp2(s * k - m * k) / l,      k = |scale| * log2(e)
+//   l    = sum(exp2((s - m) * k))        -- rescaled by exp2((m_old - m_new) * k) whenever m grows
+//   y    = exp2((s - m) * k) / l,        k = |scale| * log2(e)
 //
-// s * k - m * k is one fused multiply-add a score: s * k is not rounded before the subtraction, so entries
-// near the max keep full fp32 accuracy for inputs of magnitude 1e4 (rounding s * k first would leave an
-// absolute error of ~1e-3 in the exponent). The rounding of m * k is the same for the whole row and cancels
-// in the division by l. A row whose entries are all -inf has m = -inf and l = 0: it is
+// The max is subtracted before the log2(e)-prescale multiplies, not after: s - m is exact for entries near
+// the max, so inputs of magnitude 1e4 keep full fp32 accuracy (prescaling first rounds each entry to an
+// absolute error of ~1e-3 in the exponent; s * k - m * k as one FMA would not, but the host backend does not
+// fuse it, and SoftmaxLargeValues failed there in session 18). A row whose entries are all -inf has m = -inf
+// and l = 0: it is
 // computed against a base of 0 and written as zeros. -inf entries always get weight 0.
 //
 // A row that fits in one COLS-wide tile is read once and kept in registers. Longer rows take two passes: the
@@ -57,7 +58,7 @@ struct Softmax {
     constexpr float neg_inf = -std::numeric_limits<float>::infinity();
     const auto s = where(inside, cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0})) * p.sign, neg_inf);
     const auto m = row_max(s);
-    const auto e = where(s > neg_inf, exp2(s * p.k - where(m == neg_inf, 0.f, m) * p.k), 0.f);
+    const auto e = where(s > neg_inf, exp2((s - where(m == neg_inf, 0.f, m)) * p.k), 0.f);
     const auto l = row_sum(e);
     store(blk, p.y, {r0, 0}, cast<T>(e * where(l > 0.f, 1.f / l, 0.f)));
   }
@@ -69,21 +70,21 @@ struct Softmax {
   template <class Block, class Col, class S, class M>
   TILE_DEVICE void two_pass(Block& blk, const Params& p, int64_t r0, int64_t n, const Col& col, S s, M m) const {
     constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-    auto l = row_sum(where(s > neg_inf, exp2(s * p.k - where(m == neg_inf, 0.f, m) * p.k), 0.f));
+    auto l = row_sum(where(s > neg_inf, exp2((s - where(m == neg_inf, 0.f, m)) * p.k), 0.f));
     for (int64_t c0 = COLS; c0 < n; c0 += COLS) {
       s = where(col < in_tile(n, c0), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) * p.sign, neg_inf);
       const auto m_new = maximum(m, row_max(s));
       const auto base = where(m_new == neg_inf, 0.f, m_new);
       // l is 0 while the row has seen only -inf: no rescale (which could be inf * 0) then.
       const auto alpha = where(m == neg_inf, 0.f, exp2((m - base) * p.k));
-      l = l * alpha + row_sum(where(s > neg_inf, exp2(s * p.k - base * p.k), 0.f));
+      l = l * alpha + row_sum(where(s > neg_inf, exp2((s - base) * p.k), 0.f));
       m = m_new;
     }
     const auto base = where(m == neg_inf, 0.f, m);
     const auto inv_l = where(l > 0.f, 1.f / l, 0.f);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
       s = where(col < in_tile(n, c0), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) * p.sign, neg_inf);
-      store(blk, p.y, {r0, c0}, cast<T>(where(s > neg_inf, exp2(s * p.k - base * p.k), 0.f) * inv_l));
+      store(blk, p.y, {r0, c0}, cast<T>(where(s > neg_inf, exp2((s - base) * p.k), 0.f) * inv_l));
     }
   }
 };
