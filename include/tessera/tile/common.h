@@ -134,6 +134,13 @@ TILE_HD A where(Everywhere, const A& a, const B&) {
   return a;  // a copy: `a` may be a temporary, and the result is often bound to a name
 }
 
+// How many columns of a row of n lie in the COLS-wide tile starting at column c0, as the 32-bit bound of a
+// column mask (`col < columns_inside<COLS>(n, c0)`): a 64-bit bound costs five instructions an element.
+template <int COLS>
+TILE_HD int columns_inside(int64_t n, int64_t c0) {
+  return int(n - c0 < COLS ? n - c0 : COLS);
+}
+
 struct Grid {
   int64_t x = 1, y = 1, z = 1;
   int64_t count() const { return x * y * z; }

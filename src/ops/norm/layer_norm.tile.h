@@ -13,8 +13,6 @@
 // not compiled (its registers would lower the occupancy of the one-pass path). X is the input's type, Y the
 // output's and the vectors' (an fp32 residual stream normalised into 16-bit activations).
 #pragma once
-#include <algorithm>
-
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
@@ -36,7 +34,7 @@ struct LayerNorm {
     const auto col = arange<1, COLS>(blk, 1);
     if (ONE_PASS || n <= COLS) {
       if (n == COLS) one_pass(blk, p, r0, n, tile::everywhere);
-      else one_pass(blk, p, r0, n, col < int(n));  // 32-bit: a 64-bit compare costs five instructions
+      else one_pass(blk, p, r0, n, col < tile::columns_inside<COLS>(n, 0));
       return;
     }
     if constexpr (!ONE_PASS) three_pass(blk, p, r0, n, col);
@@ -63,7 +61,7 @@ struct LayerNorm {
     const auto mean = row_sum(sums) / float(n);
     auto squares = zeros<float, ROWS, COLS>(blk), shifts = zeros<float, ROWS, COLS>(blk);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
-      const auto d = where(col < int(std::min<int64_t>(n - c0, COLS)), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean, 0.f);
+      const auto d = where(col < tile::columns_inside<COLS>(n, c0), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean, 0.f);
       shifts = shifts + d;
       squares = squares + d * d;
     }

@@ -17,7 +17,6 @@
 // exactly the elements it loaded, after reading them, so y may be x. ONE_PASS: the launcher guarantees
 // n <= COLS, so the two-pass code is not compiled (its registers would lower the one-pass occupancy).
 #pragma once
-#include <algorithm>
 #include <limits>
 
 #include "tessera/tile/tile.h"
@@ -43,7 +42,7 @@ struct Softmax {
 
     if (ONE_PASS || n <= COLS) {
       if (n == COLS) one_pass(blk, p, r0, tile::everywhere);
-      else one_pass(blk, p, r0, col < in_tile(n, 0));
+      else one_pass(blk, p, r0, col < tile::columns_inside<COLS>(n, 0));
       return;
     }
     if constexpr (!ONE_PASS) {
@@ -63,16 +62,12 @@ struct Softmax {
     store(blk, p.y, {r0, 0}, cast<T>(e * where(l > 0.f, 1.f / l, 0.f)));
   }
 
-  // The row's columns inside the tile at c0, as the 32-bit bound of a column mask (a 64-bit compare costs
-  // five instructions an element).
-  TILE_HD static int in_tile(int64_t n, int64_t c0) { return int(std::min<int64_t>(n - c0, COLS)); }
-
   template <class Block, class Col, class S, class M>
   TILE_DEVICE void two_pass(Block& blk, const Params& p, int64_t r0, int64_t n, const Col& col, S s, M m) const {
     constexpr float neg_inf = -std::numeric_limits<float>::infinity();
     auto l = row_sum(where(s > neg_inf, exp2((s - where(m == neg_inf, 0.f, m)) * p.k), 0.f));
     for (int64_t c0 = COLS; c0 < n; c0 += COLS) {
-      s = where(col < in_tile(n, c0), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) * p.sign, neg_inf);
+      s = where(col < tile::columns_inside<COLS>(n, c0), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) * p.sign, neg_inf);
       const auto m_new = maximum(m, row_max(s));
       const auto base = where(m_new == neg_inf, 0.f, m_new);
       // l is 0 while the row has seen only -inf: no rescale (which could be inf * 0) then.
@@ -83,7 +78,7 @@ struct Softmax {
     const auto base = where(m == neg_inf, 0.f, m);
     const auto inv_l = where(l > 0.f, 1.f / l, 0.f);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
-      s = where(col < in_tile(n, c0), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) * p.sign, neg_inf);
+      s = where(col < tile::columns_inside<COLS>(n, c0), cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) * p.sign, neg_inf);
       store(blk, p.y, {r0, c0}, cast<T>(where(s > neg_inf, exp2((s - base) * p.k), 0.f) * inv_l));
     }
   }
