@@ -5,7 +5,7 @@
 
 Prints the per-call time (CUDA events around one call: host work included), the device time from a CUDA graph of
 calls, and the host time per call; run it under `ncu -k regex:Decode` for the kernels' own durations. GQA 32/8,
-D 128, bf16, a paged cache of 16-token pages in a scrambled order.
+D 128, bf16, a paged cache of 16-token pages in a scrambled order (--page, --ordered, --contiguous change it).
 """
 import argparse
 import ctypes
@@ -21,14 +21,19 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--lib", required=True)
     p.add_argument("--calls", type=int, default=50)
+    p.add_argument("--page", type=int, default=16, help="tokens per page (default 16)")
+    p.add_argument("--ordered", action="store_true", help="pages in order instead of a random permutation")
+    p.add_argument("--contiguous", action="store_true", help="a contiguous [B, S, Hkv, D] cache, no block table")
     p.add_argument("b", type=int)
     p.add_argument("s", type=int)
     a = p.parse_args()
     ts = Tessera(a.lib)
-    hq, hkv, d, page, dt = 32, 8, 128, 16, torch.bfloat16
+    hq, hkv, d, dt = 32, 8, 128, torch.bfloat16
+    page = a.s if a.contiguous else a.page
     pages = a.b * a.s // page
     kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
-    table = torch.randperm(pages, device="cuda").to(torch.int32).reshape(a.b, a.s // page)
+    order = torch.arange(pages, device="cuda") if a.ordered else torch.randperm(pages, device="cuda")
+    table = None if a.contiguous else order.to(torch.int32).reshape(a.b, a.s // page)
     lens = torch.full((a.b,), a.s, dtype=torch.int32, device="cuda")
     q = torch.randn(a.b, 1, hq, d, dtype=dt, device="cuda")
     o = torch.empty_like(q)
@@ -42,7 +47,8 @@ def main():
     host = (time.perf_counter() - t) / a.calls * 1e6
     torch.cuda.synchronize()
     kv = 2 * a.b * a.s * hkv * d * 2
-    print(f"B {a.b} S {a.s}: per call {per_call:.1f} us, graph {graph} us ({kv / graph / 1e6 if graph else 0:.3f} TB/s), "
+    layout = "contiguous" if a.contiguous else f"{page}-token pages{' in order' if a.ordered else ''}"
+    print(f"B {a.b} S {a.s} ({layout}): per call {per_call:.1f} us, graph {graph} us ({kv / graph / 1e6 if graph else 0:.3f} TB/s), "
           f"host {host:.1f} us per call")
 
 

@@ -42,7 +42,9 @@ TEST(TileParityGpu, ElementwiseBroadcastAndCasts) {
       // Outputs 7, 8, 9 and 12 add a row sum of C values, whose summation order differs between the host
       // (in order) and the GPU (a tree): allow rounding that grows with C.
       const bool uses_row_sum = op == 7 || op == 8 || op == 9 || op == 12;
-      EXPECT_TRUE(all_close(gs, hs, {uses_row_sum ? 2e-6 * l.cols : 2e-6, 2e-6}));
+      // Output 16 is normal_cdf_coarse, accurate to 6.5e-5 relative on the GPU (exact on the host).
+      const double rel = op == 16 ? 7e-5 : 2e-6;
+      EXPECT_TRUE(all_close(gs, hs, {uses_row_sum ? 2e-6 * l.cols : 2e-6, rel}));
     }
   }
 }

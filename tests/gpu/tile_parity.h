@@ -19,7 +19,7 @@ inline constexpr Layout kLayouts[] = {
 inline constexpr int kNumLayouts = int(sizeof(kLayouts) / sizeof(kLayouts[0]));
 
 // Results of the Elementwise test kernel, each an R x C block of its output.
-inline constexpr int kElementwiseOutputs = 17;
+inline constexpr int kElementwiseOutputs = 18;
 
 struct MmaShape { int m, n, k, threads; };
 inline constexpr MmaShape kMmaShapes[] = {{16, 16, 16, 128}, {32, 64, 32, 128}, {64, 64, 32, 256}, {16, 8, 64, 64}};

@@ -8,7 +8,7 @@
 namespace tessera::tile_tests {
 
 // Elementwise math, casts, comparisons and where, with row-vector, column-vector and scalar broadcasting.
-// out is [17 * R, C]: one R x C result per operation.
+// out is [18 * R, C]: one R x C result per operation.
 template <int R, int C, int TH>
 struct Elementwise {
   static constexpr int threads = TH;
@@ -37,6 +37,7 @@ struct Elementwise {
     put(-x + full_like(x, 3.f) + zeros<float, R, C>(blk));
     put(cast<float>((x > 0.f) & (y < 0.f)) + cast<float>((x > 0.5f) | (y > 0.5f)) * 2.f);
     put(normal_cdf(x * 6.f));
+    put(normal_cdf_coarse(x * 6.f));
     put(cos_sin(x * 40.f).cos - cos_sin(y * 3000.f).sin);
   }
 };

@@ -316,6 +316,7 @@ TEST(TileHost, UnaryMath) {
   expect_map(th::cos(s), s, [](float v) { return std::cos(v); }, "cos");
   expect_map(th::abs(s), s, [](float v) { return std::fabs(v); }, "abs");
   expect_map(th::normal_cdf(s), s, [](float v) { return 0.5 * std::erfc(double(v) * -0.70710678118654752); }, "normal_cdf");
+  expect_map(th::normal_cdf_coarse(s), s, [](float v) { return 0.5 * std::erfc(double(v) * -0.70710678118654752); }, "normal_cdf_coarse");
   const auto [c, sn] = th::cos_sin(s);
   expect_map(c, s, [](float v) { return std::cos(v); }, "cos_sin.cos");
   expect_map(sn, s, [](float v) { return std::sin(v); }, "cos_sin.sin");

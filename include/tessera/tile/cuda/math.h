@@ -108,23 +108,35 @@ __device__ __forceinline__ float rcp_approx(float x) {
 }
 // 1 / (1 + e^-x) from one 2^x and one reciprocal: relative error a few ulp, 0 and 1 at the infinities.
 __device__ __forceinline__ float sigmoid_fast(float x) { return rcp_approx(1.f + exp2_approx(x * -1.4426950408889634f)); }
+// c0 + t (c1 + t (c2 + ...)): one fused multiply-add a coefficient.
+__device__ __forceinline__ float horner(float, float c) { return c; }
+template <class... C>
+__device__ __forceinline__ float horner(float t, float c, C... rest) { return fmaf(horner(t, rest...), t, c); }
 // The standard normal distribution function Phi(x) = (1 + erf(x / sqrt 2)) / 2. Its tail Phi(-|x|) is
-// t 2^(Q(t) - x^2 log2(e) / 2) with t = 1 / (1 + |x| / sqrt 8) and Q a degree-7 polynomial fitted by
-// scripts/fit_normal_cdf.py: relative error of the tail below 3.2e-6 for |x| <= 5 and 1.2e-5 beyond (the fp32
-// rounding of the exponent), so gelu = x Phi(x) keeps its precision for negative x, where 1 + erf cancels.
-__device__ __forceinline__ float normal_cdf_fast(float x) {
+// t 2^(Q(t) - x^2 log2(e) / 2) with t = 1 / (1 + |x| / sqrt 8) and Q a polynomial fitted by
+// scripts/fit_normal_cdf.py (q_of_t computes it), so gelu = x Phi(x) keeps its precision for negative x,
+// where 1 + erf cancels.
+template <class Q>
+__device__ __forceinline__ float normal_cdf_from_tail(float x, Q q_of_t) {
   const float a = fabsf(x);
   const float t = rcp_approx(fmaf(a, 0.353553391f, 1.f));
-  float q = -0.24462612f;
-  q = fmaf(q, t, 0.983073294f);
-  q = fmaf(q, t, -1.28724945f);
-  q = fmaf(q, t, 0.37953186f);
-  q = fmaf(q, t, -0.00290140416f);
-  q = fmaf(q, t, 0.555956542f);
-  q = fmaf(q, t, 1.44195497f);
-  q = fmaf(q, t, -2.82573938f);
-  const float tail = t * exp2_approx(fmaf(a * -0.721347520f, a, q));
+  const float tail = t * exp2_approx(fmaf(a * -0.721347520f, a, q_of_t(t)));
   return x > 0.f ? 1.f - tail : tail;
+}
+// Degree 7: relative error of the tail below 3.2e-6 for |x| <= 5 and 1.2e-5 beyond (the fp32 rounding of the
+// exponent).
+__device__ __forceinline__ float normal_cdf_fast(float x) {
+  return normal_cdf_from_tail(x, [](float t) {
+    return horner(t, -2.82573938f, 1.44195497f, 0.555956542f, -0.00290140416f, 0.37953186f, -1.28724945f,
+                  0.983073294f, -0.24462612f);
+  });
+}
+// Degree 5: relative error of the tail below 6.5e-5, under a quarter of an ulp of a 16-bit result (fp16's is
+// 2^-13 = 1.2e-4): two instructions fewer, for kernels that round Phi's products to 16 bits.
+__device__ __forceinline__ float normal_cdf_coarse_fast(float x) {
+  return normal_cdf_from_tail(x, [](float t) {
+    return horner(t, -2.82583117f, 1.44934201f, 0.457092196f, 0.500079691f, -0.851373911f, 0.270659387f);
+  });
 }
 TESSERA_CUDA_UNARY(log, logf(x))
 TESSERA_CUDA_UNARY(log2, log2f(x))
@@ -134,6 +146,7 @@ TESSERA_CUDA_UNARY(tanh, tanhf(x))
 TESSERA_CUDA_UNARY(sigmoid, sigmoid_fast(x))
 TESSERA_CUDA_UNARY(erf, erff(x))
 TESSERA_CUDA_UNARY(normal_cdf, normal_cdf_fast(x))
+TESSERA_CUDA_UNARY(normal_cdf_coarse, normal_cdf_coarse_fast(x))
 TESSERA_CUDA_UNARY(sin, sinf(x))
 TESSERA_CUDA_UNARY(cos, cosf(x))
 TESSERA_CUDA_UNARY(abs, fabsf(x))
