@@ -66,6 +66,32 @@ struct AccumulatorRowsOfRank3 {
     });
   }
 };
+// store_fragments / load_fragments: an fp32 accumulator tile read from `src` at (row0, col0) goes to scratch
+// slot 1 (of 3) and back, then to `tile_out`; the neighbouring slots stay as they were.
+template <int N>
+struct AccumulatorFragments {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;
+  using Pipe = tile::PipelineShape<Stage, 1, 1>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::View3<const float> src;
+    tile::View1<float> scratch;  // 3 slots of 64 x N
+    tile::View2<float> tile_out;
+    int64_t row0, col0;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    pipe.producer(0, [&](Stage&, int64_t) {});
+    pipe.consumers([&] {
+      const auto tile = load_like(blk, mma_accumulator<64, N>(pipe), p.src, {p.row0, p.col0}, -7.f);
+      store_fragments(blk, p.scratch, 1, tile);
+      store(blk, p.tile_out, {0, 0}, load_fragments(blk, tile, p.scratch, 1));
+    });
+  }
+};
+
 struct AccumulatorLayout { int cols; bool bf16; const char* why; };
 inline constexpr AccumulatorLayout kAccumulatorLayouts[] = {
     {128, true, "64x128 bf16 accumulator layout"},

@@ -57,4 +57,20 @@ bool accumulator_rows_of_rank3(int layout, const Tensor& src, const Tensor& dst,
   return true;
 }
 
+bool accumulator_fragments(int cols, const Tensor& src, const Tensor& scratch, const Tensor& tile_out, int64_t row0,
+                           int64_t col0) {
+#if defined(__CUDACC__)
+  if (!tile::cuda::device_is_hopper()) return false;
+#endif
+  auto launch = [&](auto k) {
+    using K = decltype(k);
+    typename K::Params p{ops::as_view<const float, 3>(src), ops::as_view<float, 1>(scratch), ops::as_rows<float>(tile_out),
+                         row0, col0};
+    tile::active::launch<K>({1}, p, nullptr);
+  };
+  if (cols == 128) launch(AccumulatorFragments<128>{});
+  else launch(AccumulatorFragments<64>{});
+  return true;
+}
+
 }  // namespace tessera::gather_rows_tests::TESSERA_TILE_BACKEND

@@ -14,7 +14,9 @@ namespace tessera::gather_rows_tests {
                       const Tensor& tile_out, int64_t col0);                                                          \
   void rows_of_rank3(int layout, const Tensor& src, const Tensor& dst, const Tensor& tile_out, int64_t row0, int64_t col0); \
   bool accumulator_rows_of_rank3(int layout, const Tensor& src, const Tensor& dst, const Tensor& tile_out, int64_t row0,   \
-                                 int64_t col0);
+                                 int64_t col0);                                                                           \
+  bool accumulator_fragments(int cols, const Tensor& src, const Tensor& scratch, const Tensor& tile_out, int64_t row0,     \
+                             int64_t col0);
 namespace tile_host { TESSERA_GATHER_RUNNER }
 namespace tile_cuda { TESSERA_GATHER_RUNNER }
 #undef TESSERA_GATHER_RUNNER
@@ -144,6 +146,36 @@ TEST(GatherRowsGpu, AccumulatorTilesOnRankThreeViewsMatchHostBitForBit) {
           }
       }
   }
+}
+
+// A tile kept in a scratch slot comes back as it went (the slot's order is the backend's own, so only the
+// round trip and the untouched neighbours are compared, not the scratch itself).
+TEST(GatherRowsGpu, AccumulatorFragmentsRoundTripThroughScratchSlots) {
+  TESSERA_REQUIRE_GPU();
+  for (int cols : {64, 128})
+    for (int64_t row0 : {int64_t(0), int64_t(-3), int64_t(40)}) {
+      SCOPED_TRACE("64 x " + std::to_string(cols) + " at row " + std::to_string(row0));
+      Strided src = strided(2, 53, cols + 3, DType::f32, Device::cpu(), false);
+      const int64_t slot = 64 * cols;
+      Tensor scratch_h = poisoned({3 * slot}, DType::f32);
+      Tensor out_h = poisoned({64, cols}, DType::f32);
+      ASSERT_TRUE(tile_host::accumulator_fragments(cols, src.view, scratch_h, out_h, row0, 1));
+
+      Tensor src_buf_g = src.buffer.to(Device::cuda());
+      Tensor src_g = Tensor::view(static_cast<char*>(src_buf_g.data()) + sizeof(float), src.view.shape(), DType::f32,
+                                  Device::cuda(), src.view.strides());
+      Tensor scratch_g = poisoned({3 * slot}, DType::f32, Device::cuda());
+      Tensor out_g = poisoned({64, cols}, DType::f32, Device::cuda());
+      if (!tile_cuda::accumulator_fragments(cols, src_g, scratch_g, out_g, row0, 1))
+        GTEST_SKIP() << "the staged pipeline needs a Hopper GPU";
+      synchronize(Device::cuda());
+      EXPECT_TRUE(all_equal(out_g.to(Device::cpu()), out_h));
+      const Tensor scratch_back = scratch_g.to(Device::cpu());
+      auto* floats = static_cast<float*>(scratch_back.data());
+      const Tensor poison = poisoned({slot}, DType::f32);
+      EXPECT_TRUE(all_equal(Tensor::view(floats, {slot}, DType::f32), poison));
+      EXPECT_TRUE(all_equal(Tensor::view(floats + 2 * slot, {slot}, DType::f32), poison));
+    }
 }
 
 }  // namespace

@@ -176,6 +176,21 @@ TEST(TileHost, StoreMasksEveryEdge) {
   check_store({-3, -3}, {});                                                    // above-left
 }
 
+TEST(TileHost, FragmentsComeBackFromTheirScratchSlot) {
+  const auto a = make<float, 2, 3>({1, 2, 3, 4, 5, 6});
+  const auto b = make<float, 2, 3>({-1, kNaN, kInf, 0, -0.f, 7});
+  std::vector<float> scratch(3 * 6, -99.f);
+  View1<float> v;
+  v.data = scratch.data();
+  v.extent[0] = 18;
+  v.stride[0] = 1;
+  th::store_fragments(blk, v, 2, a);
+  th::store_fragments(blk, v, 0, b);
+  EXPECT_TRUE(tile_eq(th::load_fragments(blk, a, v, 2), {1, 2, 3, 4, 5, 6}));
+  EXPECT_TRUE(tile_eq(th::load_fragments(blk, a, v, 0), {-1, kNaN, kInf, 0, -0.f, 7}));
+  for (int i = 6; i < 12; ++i) EXPECT_EQ(scratch[i], -99.f) << "slot 1 was not written";
+}
+
 TEST(TileHost, StoreThroughStridedViews) {
   // Every second column of a 3 x 8 buffer; the columns between stay untouched.
   std::vector<float> m(24, -99.f);

@@ -146,12 +146,10 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
   p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
   if (p.schedule.splits > 1) {
-    auto* partials = static_cast<float*>(
-        workspace("matmul.split_k", size_t(p.schedule.splits * m * n) * sizeof(float), a.c.device()));
-    p.partials.data = partials;
-    p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = m; p.partials.extent[2] = n;
-    p.partials.stride[0] = m * n; p.partials.stride[1] = n; p.partials.stride[2] = 1;
-    const int64_t tiles = p.schedule.tiles();
+    const int64_t tiles = p.schedule.tiles(), floats = p.schedule.splits * tiles * BM * BN;
+    p.partials.data = static_cast<float*>(workspace("matmul.split_k", size_t(floats) * sizeof(float), a.c.device()));
+    p.partials.extent[0] = floats;
+    p.partials.stride[0] = 1;
     p.arrivals.data = static_cast<int32_t*>(
         zeroed_workspace("matmul.split_k_arrivals", size_t(tiles) * sizeof(int32_t), a.c.device()));
     p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = p.schedule.tile_cols;

@@ -7,11 +7,15 @@
 //     consumers: acc = 0
 //                for each stage: acc += A_tile @ B_tile^T           -- wait for the stage, mma, release it
 //                one split:  C[m0.., n0..] = alpha * act(acc + bias) + residual
-//                several:    partial[s][m0.., n0..] = acc
+//                several:    partial[s][tile] = acc
 //                            the last split of the tile to finish: C[m0.., n0..] = epilogue(sum of partials)
 //
 // The split-K fix-up needs no second launch: a counter per output tile tells the last split to arrive. It
-// adds the partial sums in split order, so the result does not depend on which split came last.
+// adds the partial sums in split order, so the result does not depend on which split came last. The partials
+// are scratch slots in the accumulator's own register order (store_fragments): whole coalesced 16-byte
+// accesses with no bounds tests. Stored and read back through C's view, with a bounds test on every element
+// pair, they made the fix-up ~3,000 instructions a warp, run once and so never in the instruction cache: at
+// 128 x 4096 x 4096 the consumers spent twice as long there as in their main loop (Nsight Compute, H200).
 // B is the [N, K] weight layout. Edges need no code: the copy engine fills zeros past M, N and K, and the
 // store drops what falls outside C.
 #pragma once
@@ -40,7 +44,7 @@ struct MatmulStaged {
     tile::View2<const T> bias;     // [M, N] with row stride 0, or empty
     tile::View2<const TO> residual;
     tile::View2<TO> c;
-    tile::View3<float> partials;   // [splits, M, N] when the schedule splits K
+    tile::View1<float> partials;   // splits x tiles slots of BM x BN floats when the schedule splits K
     tile::View2<int32_t> arrivals; // [tile rows, tile cols] when it splits K: zero, and left zero
     EpilogueParams epilogue;
     tile::TileSchedule schedule;
@@ -63,10 +67,11 @@ struct MatmulStaged {
         for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
         if constexpr (may_split) {
           if (p.schedule.splits > 1) {
-            store(blk, p.partials[t.split], {m0, n0}, acc);
+            const int64_t tile = t.row * p.schedule.tile_cols + t.col, tiles = p.schedule.tiles();
+            store_fragments(blk, p.partials, t.split * tiles + tile, acc);
             if (!pipe.last_arrival(&p.arrivals(t.row, t.col), p.schedule.splits)) return;
-            acc = load_like(blk, acc, p.partials[0], {m0, n0});
-            for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_like(blk, acc, p.partials[s], {m0, n0});
+            acc = load_fragments(blk, acc, p.partials, tile);
+            for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_fragments(blk, acc, p.partials, s * tiles + tile);
           }
         }
         store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));

@@ -35,7 +35,6 @@ struct Softmax {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
     const int64_t r0 = blk.bid(0) * ROWS;
     const int64_t n = p.x.extent[1];
     const auto col = arange<1, COLS>(blk, 1);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cassert>
 #include <cstring>
 #include <type_traits>
 
@@ -122,6 +123,22 @@ Tile<std::remove_const_t<T>, R, C> load(const Block& blk, const View2<T>& view, 
 template <class T, class U, int R, int C>
 void store(const Block& blk, const View2<T>& view, Coord at, const Tile<U, R, C>& t, ColdEdges) {
   store(blk, view, at, t);
+}
+
+// Keeps a float tile in slot `slot` of a scratch buffer of whole R x C slots, for the same kernel to read back
+// with load_fragments (a split K's partial sums). The order inside a slot is the backend's own (the GPU keeps
+// each thread's registers together); only load_fragments reads it.
+template <int R, int C>
+void store_fragments(const Block&, const View1<float>& scratch, int64_t slot, const Tile<float, R, C>& t) {
+  assert((slot + 1) * (R * C) <= scratch.extent[0] && "the launcher sizes the scratch in whole slots");
+  std::copy(t.v, t.v + R * C, scratch.data + slot * (R * C));
+}
+template <int R, int C>
+Tile<float, R, C> load_fragments(const Block&, const Tile<float, R, C>&, const View1<float>& scratch, int64_t slot) {
+  assert((slot + 1) * (R * C) <= scratch.extent[0] && "the launcher sizes the scratch in whole slots");
+  Tile<float, R, C> t;
+  std::copy(scratch.data + slot * (R * C), scratch.data + (slot + 1) * (R * C), t.v);
+  return t;
 }
 
 // Adds the tile into global memory element by element, atomically with respect to other blocks.

@@ -312,17 +312,18 @@ class Pipeline {
       constexpr bool alone = Shape::mode == Consumers::pingpong;
       const int group = alone ? hopper::warpgroup() : 0;
       __shared__ int last[Shape::consumers];
-      __threadfence();  // this thread's partial results are visible device-wide before the count moves
+      // One thread publishes the tile's stores, as CUTLASS's split-K semaphore does: after the barrier, its
+      // acquire-release add orders every thread's stores before the count (fences are cumulative) and, for
+      // the last part, every other part's stores before this block's reads. A sequentially consistent fence
+      // in every thread (__threadfence) cost each consumer warp a full memory barrier.
       hopper::consumer_sync(1 + group, Shape::consumers_per_tile * 128);
       if (threadIdx.x == group * 128) {
-        last[group] = atomicAdd(counter, 1) == arrivals - 1;
-        if (last[group]) atomicExch(counter, 0);
+        last[group] = hopper::atomic_add_acq_rel(counter, 1) == arrivals - 1;
+        if (last[group]) *counter = 0;  // no other part touches it again in this launch
       }
       hopper::consumer_sync(1 + group, Shape::consumers_per_tile * 128);
       // Read before the next call's first sync, after which the first thread may write `last` again.
-      const bool is_last = last[group];
-      if (is_last) __threadfence();
-      return is_last;
+      return last[group];
     } else {
       (void)counter; (void)arrivals;
       return false;

@@ -74,6 +74,19 @@ __device__ __forceinline__ void barrier_wait(uint64_t* bar, uint32_t phase) {
 #endif
 }
 
+// atomicAdd with acquire-release semantics at GPU scope: the stores this thread has seen (its own, and by
+// cumulativity those a block barrier ordered before it) are visible to whoever sees the new value, and what
+// the previous adders published is visible to this thread (and, after a barrier, to its block).
+__device__ __forceinline__ int atomic_add_acq_rel(int32_t* p, int32_t v) {
+  int old = 0;
+#if TESSERA_SM90A
+  asm volatile("atom.add.acq_rel.gpu.global.s32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+#else
+  (void)p; (void)v; __trap();
+#endif
+  return old;
+}
+
 // Synchronises `threads` consumer threads on named barrier `id` (1 and up; 0 is the whole block's), leaving
 // the producer and other consumers out.
 __device__ __forceinline__ void consumer_sync(int id, int threads) {

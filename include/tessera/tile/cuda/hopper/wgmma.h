@@ -26,6 +26,8 @@ struct WgmmaAcc {
   static constexpr int rows = M, cols = N, threads = 128 * C;
   static constexpr int rows_per_group = M / C, slices = M / C / 64, per_slice = N / 2;
   static constexpr int size = slices * per_slice;
+  // This thread's index among the tile's threads.
+  __device__ static int thread() { return (C == 1 ? 0 : hopper::warpgroup() * 128) + hopper::thread_in_warpgroup(); }
   // The first row of this warpgroup's share.
   __device__ static int first_row() { return C == 1 ? 0 : hopper::warpgroup() * rows_per_group; }
   __device__ static int row(int e) {
@@ -283,10 +285,10 @@ __device__ __forceinline__ bool pairs_aligned(const View<T, RANK>& view, int64_t
 namespace detail {
 // Whether the whole M x N tile at `at` lies inside the view with its column pairs aligned for one access each:
 // checked once (uniform over the block), so the common case has no per-element tests.
-// Taken only for small accumulators (a thread's share at most 32 elements, as the swap-AB kernel's): with all
-// the addresses known at once the compiler issues every access together, which for a large tile costs
-// registers the main loop needs (the 128 x 256 matmul's spills went from 824 to 1,884 bytes, the 64 x 128
-// one's from 432 to 980, and 8192^3 ran 8% slower).
+// Taken only for accumulators of at most kPairsFastPathSize elements a thread: with all the addresses known at
+// once the compiler issues every access together, which for the 128 x 256 tile (128 a thread) costs registers
+// the main loop needs (its spills went from 824 to 1,884 bytes and 8192^3 ran 8% slower).
+inline constexpr int kPairsFastPathSize = 64;
 template <int M, int N, class T>
 __device__ __forceinline__ bool pairs_inside(const View2<T>& view, Coord at) {
   return pairs_aligned(view, at.col) && at.row >= 0 && at.col >= 0 && at.row + M <= view.extent[0] &&
@@ -299,7 +301,7 @@ template <class T, class U, int M, int N, int C, int TH>
 __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
   using L = WgmmaAcc<M, N, C>;
-  if (L::size <= 32 && detail::pairs_inside<M, N>(view, at)) {
+  if (L::size <= detail::kPairsFastPathSize && detail::pairs_inside<M, N>(view, at)) {
     T* base = view.data + at.row * view.stride[0] + at.col;
 #pragma unroll
     for (int e = 0; e < L::size; e += 2)
@@ -331,7 +333,7 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block
   } else {
     Tile<V, L> out;
     if constexpr (requires { L::per_slice; }) {  // an accumulator layout: pairs where the whole tile is inside
-      if (L::size <= 32 && detail::pairs_inside<L::rows, L::cols>(view, at)) {
+      if (L::size <= detail::kPairsFastPathSize && detail::pairs_inside<L::rows, L::cols>(view, at)) {
         const T* base = view.data + at.row * view.stride[0] + at.col;
 #pragma unroll
         for (int e = 0; e < L::size; e += 2) {
@@ -350,6 +352,38 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_like(const Block
     }
     return out;
   }
+}
+
+// Scratch slots for accumulator tiles that the same kernel reads back (a split K's partial sums): each thread's
+// registers as they are, 16 bytes at a time, chunk j of thread t at floats [4 (j T + t), 4 (j T + t) + 4) of
+// the slot (T threads share the tile), so every access is coalesced and none is tested against bounds: the
+// scratch holds whole slots of M x N floats. The loads bypass L1 (other blocks wrote the slots).
+template <int M, int N, int C, int TH>
+__device__ __forceinline__ void store_fragments(const Block<TH>&, const View1<float>& scratch, int64_t slot,
+                                                const Tile<float, WgmmaAcc<M, N, C>>& t) {
+  using L = WgmmaAcc<M, N, C>;
+  static_assert(L::size % 4 == 0, "whole 16-byte chunks");
+  float4* base = reinterpret_cast<float4*>(scratch.data + slot * (M * N)) + L::thread();
+#pragma unroll
+  for (int j = 0; j < L::size / 4; ++j)
+    base[j * L::threads] = make_float4(t.v[4 * j], t.v[4 * j + 1], t.v[4 * j + 2], t.v[4 * j + 3]);
+}
+
+template <int M, int N, int C, int TH>
+__device__ __forceinline__ Tile<float, WgmmaAcc<M, N, C>> load_fragments(const Block<TH>&, const Tile<float, WgmmaAcc<M, N, C>>&,
+                                                                         const View1<float>& scratch, int64_t slot) {
+  using L = WgmmaAcc<M, N, C>;
+  const float4* base = reinterpret_cast<const float4*>(scratch.data + slot * (M * N)) + L::thread();
+  Tile<float, L> out;
+#pragma unroll
+  for (int j = 0; j < L::size / 4; ++j) {
+    const float4 q = __ldcg(base + j * L::threads);
+    out.v[4 * j] = q.x;
+    out.v[4 * j + 1] = q.y;
+    out.v[4 * j + 2] = q.z;
+    out.v[4 * j + 3] = q.w;
+  }
+  return out;
 }
 
 }  // namespace tessera::tile::cuda
