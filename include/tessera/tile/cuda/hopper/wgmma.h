@@ -286,9 +286,10 @@ namespace detail {
 // Whether the whole M x N tile at `at` lies inside the view with its column pairs aligned for one access each:
 // checked once (uniform over the block), so the common case has no per-element tests.
 // Taken only for accumulators of at most kPairsFastPathSize elements a thread: with all the addresses known at
-// once the compiler issues every access together, which for the 128 x 256 tile (128 a thread) costs registers
-// the main loop needs (its spills went from 824 to 1,884 bytes and 8192^3 ran 8% slower).
-inline constexpr int kPairsFastPathSize = 64;
+// once the compiler issues every access together, which for larger tiles costs the main loop: the 128 x 256
+// tile (128 a thread) spilled 1,884 bytes instead of 824 and 8192^3 ran 8% slower; the 64 x 128 tile (64 a
+// thread) had no spills but ran 20-25% slower at 1024^3 and 2048^3 (8.3 -> 10.4 us, 37.8 -> 46.7 us, H200).
+inline constexpr int kPairsFastPathSize = 32;
 template <int M, int N, class T>
 __device__ __forceinline__ bool pairs_inside(const View2<T>& view, Coord at) {
   return pairs_aligned(view, at.col) && at.row >= 0 && at.col >= 0 && at.row + M <= view.extent[0] &&
