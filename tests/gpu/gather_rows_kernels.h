@@ -46,34 +46,40 @@ struct RowsOfRank3 {
   }
 };
 
-// RowsOfRank3 for a tile in the accumulator layout of the staged pipeline's mma (on the GPU, Hopper's wgmma
-// layout: rows split once per thread row, column pairs as one access where the view allows).
-template <class T, int N>
-struct AccumulatorRowsOfRank3 {
-  using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;  // no tile is loaded: the layout is what is tested
+// A staged kernel whose consumer warpgroup only works on accumulator-layout tiles: nothing is loaded, the
+// layout is what is tested. f(pipe) runs on the consumers.
+struct AccumulatorKernel {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;
   using Pipe = tile::PipelineShape<Stage, 1, 1>;
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  template <class Block, class F>
+  TILE_DEVICE static void on_consumers(Block& blk, F&& f) {
+    auto pipe = make_pipeline<Pipe>(blk);
+    pipe.producer(0, [&](Stage&, int64_t) {});
+    pipe.consumers([&] { f(pipe); });
+  }
+};
+
+// RowsOfRank3 for a tile in the accumulator layout of the staged pipeline's mma (on the GPU, Hopper's wgmma
+// layout: rows split once per thread row, column pairs as one access where the view allows).
+template <class T, int N>
+struct AccumulatorRowsOfRank3 : AccumulatorKernel {
   using Params = typename RowsOfRank3<T, 64, N, threads>::Params;
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    auto pipe = make_pipeline<Pipe>(blk);
-    pipe.producer(0, [&](Stage&, int64_t) {});
-    pipe.consumers([&] {
+    on_consumers(blk, [&](auto& pipe) {
       const auto tile = load_like(blk, mma_accumulator<64, N>(pipe), p.src, {p.row0, p.col0}, -7.f);
       store(blk, p.tile_out, {0, 0}, tile);
       store(blk, p.dst, {p.row0, p.col0}, tile);
     });
   }
 };
+
 // store_fragments / load_fragments: an fp32 accumulator tile read from `src` at (row0, col0) goes to scratch
 // slot 1 (of 3) and back, then to `tile_out`; the neighbouring slots stay as they were.
 template <int N>
-struct AccumulatorFragments {
-  using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;
-  using Pipe = tile::PipelineShape<Stage, 1, 1>;
-  static constexpr int threads = Pipe::threads;
-  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+struct AccumulatorFragments : AccumulatorKernel {
   struct Params {
     tile::View3<const float> src;
     tile::View1<float> scratch;  // 3 slots of 64 x N
@@ -82,9 +88,7 @@ struct AccumulatorFragments {
   };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    auto pipe = make_pipeline<Pipe>(blk);
-    pipe.producer(0, [&](Stage&, int64_t) {});
-    pipe.consumers([&] {
+    on_consumers(blk, [&](auto& pipe) {
       const auto tile = load_like(blk, mma_accumulator<64, N>(pipe), p.src, {p.row0, p.col0}, -7.f);
       store_fragments(blk, p.scratch, 1, tile);
       store(blk, p.tile_out, {0, 0}, load_fragments(blk, tile, p.scratch, 1));
