@@ -375,18 +375,20 @@ TEST_F(AutotuneTest, EveryMatmulConfigurationMatchesTheReference) {
   // generic ones the others: a forced name applies to the calls it is a candidate for.
   for (const char* name : {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
                            "staged_pingpong_bm128_bn128", "bm64_bn64_bk32",
-                           "bm128_bn64_bk32", "bm32_bn128_bk32"}) {
+                           "bm128_bn64_bk32", "bm32_bn128_bk32",
+                           "staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2"}) {
     SCOPED_TRACE(name);
     const bool staged = std::string(name).rfind("staged", 0) == 0;
+    const bool clustered = std::string(name).ends_with("_c2");  // a candidate past 64 rows only
     at::force("matmul", name);
     for (DType dt : {DType::f16, DType::bf16})
       for (const auto& s : kMatmulShapes)
-        if ((s.a.back() % 8 == 0) == staged)
+        if ((s.a.back() % 8 == 0) == staged && (!clustered || s.rows() > 64))
           check_matmul(Device::cpu(), dispatch::Backend::tile_host, dt, dt, s, ops::BLayout::nk, ops::Activation::none,
                        false, false, false);
     check_matmul(Device::cpu(), dispatch::Backend::tile_host, DType::bf16, DType::bf16, {{130, staged ? 72 : 70}, 200},
                  ops::BLayout::nk, ops::Activation::silu, true, true, false);
-    check_matmul(Device::cpu(), dispatch::Backend::tile_host, DType::bf16, DType::bf16, {{33, staged ? 64 : 66}, 129},
+    check_matmul(Device::cpu(), dispatch::Backend::tile_host, DType::bf16, DType::bf16, {{clustered ? 97 : 33, staged ? 64 : 66}, 129},
                  ops::BLayout::nk, ops::Activation::none, false, true, true);
   }
   at::force("matmul", "bm99");

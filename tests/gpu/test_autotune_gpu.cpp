@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "common/test_util.h"
 #include "dispatch/autotune_fixture.h"
@@ -24,6 +25,8 @@ class AutotuneGpu : public AutotuneTest {
 // Staged configurations (Hopper, rows the copy engine can read), then the generic kernel's.
 const char* const kConfigs[] = {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
                                 "staged_pingpong_bm128_bn128", "bm64_bn64_bk32", "bm128_bn64_bk32", "bm32_bn128_bk32"};
+// Clusters of two blocks sharing B tiles, offered past 64 rows (keys without "_swapab").
+const char* const kClustered[] = {"staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2"};
 bool is_staged(const std::string& name) { return name.rfind("staged", 0) == 0 || name.rfind("swapab", 0) == 0; }
 // The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"), and the few-rows ones
 // join either space for M <= 4 (keys with "_rows"); both are forced in test_matmul_gpu.
@@ -32,21 +35,28 @@ const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab
 const char* const kFewRows[] = {"rows1_bn4", "rows1_bn2", "rows4_bn1"};
 bool known_choice(const std::string& name) {
   auto in = [&](const auto& list) { return std::find(std::begin(list), std::end(list), name) != std::end(list); };
-  return in(kConfigs) || in(kSwapAB) || in(kFewRows);
+  return in(kConfigs) || in(kSwapAB) || in(kFewRows) || in(kClustered);
 }
 
 TEST_F(AutotuneGpu, EveryMatmulConfigurationMatchesTheReference) {
-  for (const char* name : kConfigs) {
+  std::vector<const char*> names(std::begin(kConfigs), std::end(kConfigs));
+  names.insert(names.end(), std::begin(kClustered), std::end(kClustered));
+  for (const char* name : names) {
     SCOPED_TRACE(name);
     const bool staged = std::string(name).rfind("staged", 0) == 0;
+    const bool clustered = std::string(name).ends_with("_c2");  // a candidate past 64 rows only
     at::force("matmul", name);
     for (DType dt : {DType::f16, DType::bf16})
       for (const auto& s : kMatmulShapes)
-        if ((s.a.back() % 8 == 0) == staged)
+        if ((s.a.back() % 8 == 0) == staged && (!clustered || s.rows() > 64))
           check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, dt, dt, s, ops::BLayout::nk,
                        ops::Activation::none, false, false, false);
     check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::bf16, {{130, staged ? 72 : 70}, 200},
                  ops::BLayout::nk, ops::Activation::silu, true, true, false);
+    // fp32 out (the copy engine's stores in 32-bit boxes), with edges in M, N and K.
+    if (staged)
+      check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::f32, {{257, 136}, 520},
+                   ops::BLayout::nk, ops::Activation::none, true, false, false);
     // More tiles than multiprocessors: persistent blocks take several tiles (ping-pong consumers alternate).
     check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::bf16, {{2048, staged ? 256 : 250}, 2304},
                  ops::BLayout::nk, ops::Activation::none, true, false, false);
@@ -67,7 +77,7 @@ TEST_F(AutotuneGpu, TuningPicksAValidCandidateAndStaysCorrect) {
     const char* dtype;
     size_t candidates;
   };
-  const Space spaces[] = {{"|m256_", "|matmul|bf16_nk|", 4},
+  const Space spaces[] = {{"|m256_", "|matmul|bf16_nk|", 4 + std::size(kClustered)},
                           {"|m8_", "|matmul|bf16_nk_swapab|", 4 + std::size(kSwapAB)},
                           {"|m1_", "|matmul|bf16_nk_swapab_rows_generic|", 3 + 2}};
   for (const auto& [key, e] : tuned) {
@@ -102,7 +112,7 @@ TEST_F(AutotuneGpu, InPlaceResidualIsTunedOnAScratchOutputAndStaysCorrect) {
     SCOPED_TRACE(key);
     // One row (the swap-AB and few-rows configurations join the staged ones), or 200 rows (staged only).
     const bool one_row = key.find("|m1_") != std::string::npos;
-    EXPECT_EQ(e.timings.size(), one_row ? 4 + std::size(kSwapAB) + 2 : 4u);
+    EXPECT_EQ(e.timings.size(), one_row ? 4 + std::size(kSwapAB) + 2 : 4 + std::size(kClustered));
   }
   // Tuned: the same calls again read the choice and are still right.
   check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::f32, {{1, 4096}, 1024},

@@ -9,7 +9,15 @@
 
 namespace tessera::testing {
 
-struct MatmulShape { Shape a; int64_t n; };
+struct MatmulShape {
+  Shape a;
+  int64_t n;
+  int64_t rows() const {  // M: every dimension of a but the last
+    int64_t m = 1;
+    for (size_t d = 0; d + 1 < a.size(); ++d) m *= a[d];
+    return m;
+  }
+};
 inline const MatmulShape kMatmulShapes[] = {{{1, 1}, 1}, {{3, 7}, 5}, {{64, 32}, 64}, {{65, 97}, 130},
                                             {{2, 3, 64}, 31}, {{128, 256}, 96}, {{1, 300}, 257},
                                             // 16-byte aligned rows (the staged kernel): K not a multiple of

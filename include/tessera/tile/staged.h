@@ -103,24 +103,38 @@ struct TileIndex {
 // Output tiles of a rows x cols grid of tiles, each cut into `splits` parts along the reduction dimension,
 // visited in groups of `group` tile rows: consecutive tiles share B columns and A rows, so what one wave of
 // blocks reads stays in L2. All tiles of split 0 come first, then split 1 ...
+// With clusters of `cluster` blocks (the staged pipeline's PipelineShape::cluster), the blocks of a cluster
+// take `cluster` vertically adjacent tiles of one tile column together, block r of the cluster the r-th (they
+// share the column's B tile). Work item i is tile (unit i / cluster, row r = i % cluster), and the units are
+// visited as tiles are without clusters. When the tile rows are not a multiple of the cluster, the last
+// unit's blocks past the end get rows >= tile_rows: they take part in the cluster's loads, and their stores
+// fall outside C.
 struct TileSchedule {
   int64_t tile_rows = 0, tile_cols = 0;
   int64_t group = 8;
   int64_t splits = 1;
+  int64_t cluster = 1;
   TILE_HD int64_t tiles() const { return tile_rows * tile_cols; }
-  TILE_HD int64_t count() const { return tiles() * splits; }
+  // Rows of units (of `cluster` tile rows each), and the work items: units x cluster x splits.
+  TILE_HD int64_t unit_rows() const { return (tile_rows + cluster - 1) / cluster; }
+  TILE_HD int64_t count() const { return unit_rows() * cluster * tile_cols * splits; }
   TILE_HD TileIndex at(int64_t index) const {
-    const int64_t split = index / tiles();
-    index %= tiles();
+    const int64_t rank = index % cluster;
+    index /= cluster;
+    const int64_t rows = unit_rows(), units = rows * tile_cols;
+    const int64_t split = index / units;
+    index %= units;
     const int64_t per_group = group * tile_cols;
     const int64_t first_row = (index / per_group) * group;
-    const int64_t rows_here = tile_rows - first_row < group ? tile_rows - first_row : group;
+    const int64_t rows_here = rows - first_row < group ? rows - first_row : group;
     const int64_t in_group = index % per_group;
-    return {first_row + in_group % rows_here, in_group / rows_here, split};
+    return {(first_row + in_group % rows_here) * cluster + rank, in_group / rows_here, split};
   }
 };
 
-// The tiles one block of a persistent grid computes: block b takes tiles b, b + blocks, b + 2 blocks ...
+// The tiles one block of a persistent grid computes: block b takes work items b, b + blocks, b + 2 blocks ...
+// (with clusters, `blocks` is a multiple of the cluster, so every block of a cluster takes as many items, of
+// the same units: each backend's persistent_blocks<Kernel>(work items) sizes the grid so).
 struct PersistentTiles {
   TileSchedule schedule;
   int64_t first = 0, step = 1;
@@ -169,20 +183,35 @@ struct NoResident {
 // they share the work, and optionally resident tiles (a Stage type): tiles the producer loads once per unit
 // of work and the consumers read through all its stages (attention's query tile). A staged kernel declares it
 // as `using Pipe = tile::PipelineShape<...>` and takes its thread count and shared memory from it.
-template <class StageT, int STAGES, int CONSUMERS, Consumers MODE = Consumers::cooperative, class ResidentT = NoResident>
+//
+// CLUSTER > 1 launches the blocks in clusters of that many (Hopper): the blocks of a cluster run their
+// pipelines in lock step, a stage of each filled for all by load_async_multicast (each block fetches its
+// share of a tile they all read, and the copy engine delivers it to every block), and a stage is free again
+// only when the consumers of every block of the cluster are done with it. The kernel's persistent_tiles must
+// then give the blocks of a cluster the same number of units of work (TileSchedule::cluster).
+//
+// OUT, when not void, is the element type of the output tiles the consumers hand to the copy engine
+// (Pipeline::store_async): each consumer warpgroup gets kStoreBufferBytes of staging buffers.
+inline constexpr size_t kStoreBufferBytes = 16384;
+template <class StageT, int STAGES, int CONSUMERS, Consumers MODE = Consumers::cooperative, class ResidentT = NoResident,
+          int CLUSTER = 1, class OUT = void>
 struct PipelineShape {
+  static_assert(CLUSTER == 1 || ResidentT::bytes == 0, "clusters: pipelines without resident tiles for now");
+  static_assert(CLUSTER >= 1 && CLUSTER <= 8, "a portable cluster has at most 8 blocks");
   using Stage = StageT;
   using Resident = ResidentT;
-  static constexpr int stages = STAGES, consumers = CONSUMERS;
+  static constexpr int stages = STAGES, consumers = CONSUMERS, cluster = CLUSTER;
   static constexpr Consumers mode = MODE;
   static constexpr int consumers_per_tile = MODE == Consumers::pingpong ? 1 : CONSUMERS;
   static constexpr int threads = (CONSUMERS + 1) * 128;   // GPU: consumer warpgroups and one producer warpgroup
   static constexpr size_t stage_stride = (StageT::bytes + 1023) / 1024 * 1024;  // the swizzle's 1024-byte alignment
   static constexpr size_t resident_bytes = (ResidentT::bytes + 1023) / 1024 * 1024;
-  // The resident tiles, the stages, then a full and an empty barrier per stage, a turn barrier per consumer
-  // (ping-pong) and a full and an empty barrier for the resident tiles.
+  using Out = OUT;
+  static constexpr size_t store_bytes = std::is_void_v<OUT> ? 0 : CONSUMERS * kStoreBufferBytes;
+  // The resident tiles, the stages, the store staging buffers, then a full and an empty barrier per stage, a
+  // turn barrier per consumer (ping-pong) and a full and an empty barrier for the resident tiles.
   static constexpr size_t shared_bytes = 1024 /* alignment slack */ + resident_bytes + STAGES * stage_stride +
-                                         (2 * STAGES + CONSUMERS + 2) * sizeof(uint64_t);
+                                         store_bytes + (2 * STAGES + CONSUMERS + 2) * sizeof(uint64_t);
 };
 
 }  // namespace tessera::tile

@@ -16,6 +16,12 @@
 //   staged_pingpong_      128 x 128   6        2       ping-pong: each warpgroup a whole tile in turn, so one's
 //     bm128_bn128                                     epilogue overlaps the other's mainloop (several tiles
 //                                                     per block)
+//   staged_pingpong_     the ping-pong form in clusters of two blocks on vertically adjacent tiles, which
+//     bm128_bn128_c2     load their shared B tile once for both (TMA multicast); no split (M > 64)
+//   staged_bm64_bn64_c2   64 x 64    12       1       what cuBLAS runs at 128 x 4096 x 4096: many small tiles
+//                                                     instead of split K, deep stages, B shared in pairs
+// The configurations where one warpgroup computes a tile (ping-pong, one consumer) store C through the copy
+// engine where it can write C (16-byte aligned rows): MatmulStaged::copy_engine_stores.
 // MatmulSwapAB, the staged kernel with the operands exchanged (C^T = B A^T), for M <= 64 (decode): the weights
 // fill the tensor cores' 64-row side, the activation rows (padded to 16, 32 or 64) the narrow one; stages
 // take all the shared memory (216 KB) to keep weight bytes in flight; K split as above, the same fix-up.
@@ -130,18 +136,21 @@ int64_t choose_splits(int64_t tiles, int64_t k_tiles, int64_t sms) {
 }
 
 template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS,
-          tile::Consumers MODE = tile::Consumers::cooperative>
+          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1>
 void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
-  using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS, MODE>;
+  using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS, MODE, CLUSTER>;
   typename K::Params p{};
   p.a = tile::active::make_tma_tensor<BM, K::bk>(as_rows<const T>(a.a));
-  p.b = tile::active::make_tma_tensor<BN, K::bk>(as_rows<const T>(a.b));
+  p.b = tile::active::make_tma_tensor<BN / CLUSTER, K::bk>(as_rows<const T>(a.b));
   p.c = as_rows<TO>(a.c);
   const int64_t m = p.c.extent[0], n = p.c.extent[1], k = a.a.size(-1);
   const int64_t sms = tile::active::multiprocessor_count();
   fill_epilogue<K, T, TO>(p, a, m);
+  const tile::View2<const TO> c_read = as_rows<const TO>(a.c);
+  p.c_by_copy_engine = K::copy_engine_stores && tile::tma_compatible(c_read);
+  if (p.c_by_copy_engine) p.c_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(c_read);
   p.k_tiles = (k + K::bk - 1) / K::bk;
-  p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1};
+  p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1, CLUSTER};
   p.schedule.splits = K::may_split ? choose_splits(p.schedule.tiles(), p.k_tiles, sms) : 1;
   p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
   p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
@@ -155,7 +164,7 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
     p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = p.schedule.tile_cols;
     p.arrivals.stride[0] = p.schedule.tile_cols; p.arrivals.stride[1] = 1;
   }
-  tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
+  tile::active::launch<K>({tile::active::persistent_blocks<K>(p.schedule.count())}, p, opt.stream);
 }
 
 // ---- the swap-AB kernel (decode: M <= 64) ----
@@ -368,6 +377,12 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
         {"swapab_bw64_bk128_wave", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt, SwapABSplits::one_wave); }});
   }
   if (m <= kMatmulFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
+  if (m > 64) {  // clusters of two blocks sharing B tiles; last, so that the heuristic's indices stay
+    candidates.push_back({"staged_pingpong_bm128_bn128_c2",
+                          [&] { launch_staged<T, TO, 128, 128, 6, 2, tile::Consumers::pingpong, 2>(a, opt); }});
+    candidates.push_back(
+        {"staged_bm64_bn64_c2", [&] { launch_staged<T, TO, 64, 64, 12, 1, tile::Consumers::cooperative, 2>(a, opt); }});
+  }
   return {std::move(candidates), staged_heuristic(m, n)};
 }
 

@@ -7,6 +7,7 @@
 //     consumers: acc = 0
 //                for each stage: acc += A_tile @ B_tile^T           -- wait for the stage, mma, release it
 //                one split:  C[m0.., n0..] = alpha * act(acc + bias) + residual
+//                            (through the copy engine where it can write C: store_async)
 //                several:    partial[s][tile] = acc
 //                            the last split of the tile to finish: C[m0.., n0..] = epilogue(sum of partials)
 //
@@ -18,7 +19,12 @@
 // 128 x 4096 x 4096 the consumers spent twice as long there as in their main loop (Nsight Compute, H200).
 // B is the [N, K] weight layout. Edges need no code: the copy engine fills zeros past M, N and K, and the
 // store drops what falls outside C.
+// With clusters of CLUSTER blocks, the blocks of a cluster compute vertically adjacent tiles of one tile
+// column: they read the same B tile, which each fetches a share of for all (load_async_multicast), so L2
+// serves B once per cluster. Clustered configurations do not split K.
 #pragma once
+#include <type_traits>
+
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/staged.h"
 #include "tessera/tile/tile.h"
@@ -26,24 +32,32 @@
 namespace tessera::ops::kernels {
 
 template <class T, class TO, int BM, int BN, int BK, int STAGES, int CONSUMERS,
-          tile::Consumers MODE = tile::Consumers::cooperative>
+          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1>
 struct MatmulStaged {
   using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BN, BK>>;
-  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE>;
+  // The copy engine stores C where one warpgroup computes each tile (ping-pong, or one consumer). With two
+  // warpgroups on one 128 x 256 tile its results were wrong (relative error 0.07-0.2 on an H200, a race not
+  // found yet) and the clustered form hung; those keep the stores from registers.
+  static constexpr bool copy_engine_stores = MODE == tile::Consumers::pingpong || CONSUMERS == 1;
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, CLUSTER,
+                                   std::conditional_t<copy_engine_stores, TO, void>>;
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int bm = BM, bn = BN, bk = BK;
   // The in-kernel fix-up holds a second accumulator-sized tile (the partial sums it reads): only where that
   // fits in the registers, 64 accumulators per consumer thread. The 128 x 256 tile (128 per thread) spilled
   // 6.5 KB per thread with it compiled in, 3-7x slower on every shape; the launcher does not split those.
-  static constexpr bool may_split = BM * BN / (CONSUMERS * 128) <= 64 && MODE == tile::Consumers::cooperative;
+  static constexpr bool may_split =
+      BM * BN / (CONSUMERS * 128) <= 64 && MODE == tile::Consumers::cooperative && CLUSTER == 1;
 
   struct Params {
     tile::TmaTensor<T, BM, BK> a;  // [M, K]
-    tile::TmaTensor<T, BN, BK> b;  // [N, K]
+    tile::TmaTensor<T, BN / CLUSTER, BK> b;  // [N, K], in boxes of each block's share of a B tile
     tile::View2<const T> bias;     // [M, N] with row stride 0, or empty
     tile::View2<const TO> residual;
     tile::View2<TO> c;
+    tile::TmaTensor<TO, 16, 128 / sizeof(TO)> c_boxes;  // C for the copy engine, when it can write C:
+    bool c_by_copy_engine;                              // its rows 16-byte aligned
     tile::View1<float> partials;   // splits x tiles slots of BM x BN floats when the schedule splits K
     tile::View2<int32_t> arrivals; // [tile rows, tile cols] when it splits K: zero, and left zero
     EpilogueParams epilogue;
@@ -60,7 +74,7 @@ struct MatmulStaged {
       const int64_t k_count = p.k_tiles - k_first < p.k_tiles_per_split ? p.k_tiles - k_first : p.k_tiles_per_split;
       pipe.producer(k_count, [&](Stage& s, int64_t k) {
         load_async(blk, s.a, p.a, {m0, (k_first + k) * BK});
-        load_async(blk, s.b, p.b, {n0, (k_first + k) * BK});
+        load_async_multicast(blk, s.b, p.b, {n0, (k_first + k) * BK});
       });
       pipe.consumers([&] {
         auto acc = mma_accumulator<BM, BN>(pipe);
@@ -74,7 +88,13 @@ struct MatmulStaged {
             for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_fragments(blk, acc, p.partials, s * tiles + tile);
           }
         }
-        store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+        const auto out = cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0}));
+        if constexpr (copy_engine_stores) {
+          if (p.c_by_copy_engine) pipe.store_async(blk, p.c_boxes, {m0, n0}, out);
+          else store(blk, p.c, {m0, n0}, out);
+        } else {
+          store(blk, p.c, {m0, n0}, out);
+        }
       });
     }
   }

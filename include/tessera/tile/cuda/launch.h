@@ -2,6 +2,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -98,28 +99,79 @@ inline bool dependent_launch_enabled() {
   return enabled;
 }
 
+// Blocks per cluster of a staged kernel (its PipelineShape's), 1 for every other kernel.
 template <class Kernel>
-void launch(Grid grid, const typename Kernel::Params& params, StreamHandle stream, size_t shared_bytes = 0) {
-  if (grid.count() == 0) return;
-  shared_bytes += declared_shared_bytes<Kernel>();
+constexpr int cluster_size() {
+  if constexpr (requires { Kernel::Pipe::cluster; }) return Kernel::Pipe::cluster;
+  else return 1;
+}
+
+namespace detail {
+// The launch configuration of Kernel on `grid` (its dynamic shared memory allowed first): dependent launch on
+// Hopper, and the kernel's clusters. `attrs` holds the attributes config points at.
+template <class Kernel>
+cudaLaunchConfig_t launch_config(Grid grid, StreamHandle stream, size_t shared_bytes, cudaLaunchAttribute (&attrs)[2]) {
   if (shared_bytes > 48 * 1024)
     TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel_entry<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
-  if (grid.x > 0x7fffffff || grid.y > 65535 || grid.z > 65535)
-    invalid_argument("launch: grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
-                     std::to_string(grid.z) + ") exceeds CUDA's limits");
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(grid.x), unsigned(grid.y), unsigned(grid.z));
   config.blockDim = dim3(unsigned(Kernel::threads));
   config.dynamicSmemBytes = shared_bytes;
   config.stream = static_cast<cudaStream_t>(stream);
-  cudaLaunchAttribute overlap[1];
-  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attrs;
+  config.numAttrs = 0;
   if (device_is_hopper() && dependent_launch_enabled()) {  // kernel_entry: may start early, waits before reading
-    config.attrs = overlap;
-    config.numAttrs = 1;
+    attrs[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[config.numAttrs].val.programmaticStreamSerializationAllowed = 1;
+    ++config.numAttrs;
   }
+  if constexpr (cluster_size<Kernel>() > 1) {
+    attrs[config.numAttrs].id = cudaLaunchAttributeClusterDimension;
+    attrs[config.numAttrs].val.clusterDim.x = unsigned(cluster_size<Kernel>());
+    attrs[config.numAttrs].val.clusterDim.y = 1;
+    attrs[config.numAttrs].val.clusterDim.z = 1;
+    ++config.numAttrs;
+  }
+  return config;
+}
+}  // namespace detail
+
+template <class Kernel>
+void launch(Grid grid, const typename Kernel::Params& params, StreamHandle stream, size_t shared_bytes = 0) {
+  if (grid.count() == 0) return;
+  shared_bytes += declared_shared_bytes<Kernel>();
+  if (grid.x > 0x7fffffff || grid.y > 65535 || grid.z > 65535)
+    invalid_argument("launch: grid (" + std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+                     std::to_string(grid.z) + ") exceeds CUDA's limits");
+  if (grid.x % cluster_size<Kernel>() != 0)
+    invalid_argument("launch: grid.x = " + std::to_string(grid.x) + " is not a multiple of the kernel's cluster of " +
+                     std::to_string(cluster_size<Kernel>()) + " blocks");
+  cudaLaunchAttribute attrs[2];
+  const cudaLaunchConfig_t config = detail::launch_config<Kernel>(grid, stream, shared_bytes, attrs);
   TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel_entry<Kernel>, params));
+}
+
+// The grid of a persistent kernel with `work_items` units of work (persistent_tiles): one block per
+// multiprocessor, or with clusters as many whole clusters as the device holds at once (a GPC's free
+// multiprocessors need not pair up, so that can be fewer than half of them), never more than the work.
+template <class Kernel>
+int64_t persistent_blocks(int64_t work_items) {
+  constexpr int cluster = cluster_size<Kernel>();
+  if constexpr (cluster == 1) {
+    return std::min<int64_t>(work_items, multiprocessor_count());
+  } else {
+    static std::array<std::atomic<int>, 64> known{};
+    const int clusters = detail::per_device(known, [](int) {
+      cudaLaunchAttribute attrs[2];
+      const cudaLaunchConfig_t config =
+          detail::launch_config<Kernel>({int64_t(cluster)}, nullptr, declared_shared_bytes<Kernel>(), attrs);
+      int n = 0;
+      TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&n, kernel_entry<Kernel>, &config));
+      if (n <= 0) fail(Status::cuda_error, "persistent_blocks: the device holds no cluster of this kernel");
+      return n;
+    });
+    return std::min<int64_t>((work_items + cluster - 1) / cluster, clusters) * cluster;
+  }
 }
 
 }  // namespace tessera::tile::cuda

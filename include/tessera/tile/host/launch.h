@@ -1,5 +1,7 @@
 // Host launch: the grid's blocks run on a pool of CPU threads, each block start to finish on one thread.
 #pragma once
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 
 #include "tessera/tile/host/tile.h"
@@ -12,6 +14,22 @@ void run_grid(Grid grid, const std::function<void(const Block&)>& body);
 
 // Worker threads of host launches: the size of a persistent grid on the CPU.
 int multiprocessor_count();
+
+// Blocks per cluster of a staged kernel (its PipelineShape's), 1 for every other kernel.
+template <class Kernel>
+constexpr int cluster_size() {
+  if constexpr (requires { Kernel::Pipe::cluster; }) return Kernel::Pipe::cluster;
+  else return 1;
+}
+
+// The grid of a persistent kernel with `work_items` units of work: a block per worker thread, a whole number
+// of clusters (persistent_tiles gives the blocks of a cluster the same units), never more than the work.
+template <class Kernel>
+int64_t persistent_blocks(int64_t work_items) {
+  constexpr int64_t cluster = cluster_size<Kernel>();
+  const int64_t clusters = std::max<int64_t>(1, multiprocessor_count() / cluster);
+  return std::min<int64_t>((work_items + cluster - 1) / cluster, clusters) * cluster;
+}
 
 // The stream argument keeps the signature of cuda::launch; host launches are synchronous.
 template <class Kernel>

@@ -99,6 +99,18 @@ class Pipeline {
     return true;
   }
 
+  // See the CUDA pipeline: the tile written to the tensor, what falls outside it dropped.
+  template <class T, int BR, int BC, int M, int N>
+  void store_async(const Block& blk, const TmaTensor<T, BR, BC>& dst, Coord at, const Tile<T, M, N>& t) {
+    View2<T> out;
+    out.data = const_cast<T*>(dst.view.data);
+    for (int d = 0; d < 2; ++d) {
+      out.extent[d] = dst.view.extent[d];
+      out.stride[d] = dst.view.stride[d];
+    }
+    store(blk, out, at, t);
+  }
+
   // Rows [first_row, R) of a stage's tile read as zeros from here on (values past a sequence's end may hold
   // anything, and 0 * NaN is NaN). All consumer threads of the tile call it, after the stage is full.
   template <class T, int R, int C>
@@ -131,6 +143,16 @@ void load_async(const Block&, const SharedTile<T, R, C>& dst, const TmaTensor<T,
       const bool in = gr >= 0 && gr < v.extent[0] && gc >= 0 && gc < v.extent[1];
       dst.data[r * C + c] = in ? v.data[gr * v.stride[0] + gc * v.stride[1]] : T{};
     }
+}
+
+// A tile every block of a cluster loads (cuda/hopper/tma.h: each fetches BR of its rows for all): on the host
+// each block loads all R rows itself.
+template <class T, int R, int C, int BR>
+void load_async_multicast(const Block& blk, const SharedTile<T, R, C>& dst, const TmaTensor<T, BR, C>& src, Coord at) {
+  static_assert(R % BR == 0 && BR % 8 == 0, "shares of whole 8-row swizzle atoms that tile the rows");
+  TmaTensor<T, R, C> whole;
+  whole.view = src.view;
+  load_async(blk, dst, whole, at);
 }
 
 // The same from plane `plane` of a stack of matrices; zeros outside the plane.

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "tessera/runtime/cuda_check.h"
 #include "tessera/runtime/error.h"
@@ -28,8 +29,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 template <class T> constexpr CUtensorMapDataType tma_dtype() {
-  static_assert(sizeof(T) == 2, "TMA tiles: 16-bit element types for now");
-  return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  static_assert(sizeof(T) == 2 || std::is_same_v<T, float>, "TMA tiles: 16-bit element types and float");
+  if constexpr (sizeof(T) == 2) return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 }  // namespace hopper
 
@@ -94,6 +96,20 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int32_t 
   (void)dst; (void)map; (void)col; (void)row; (void)bar; __trap();
 #endif
 }
+// The same box into shared memory at the same offset in every block of `blocks` (a mask of cluster ranks),
+// completing on the barrier at the same offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const void* map, int32_t col, int32_t row, uint64_t* bar,
+                                                      uint16_t blocks) {
+#if TESSERA_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(shared_address(bar)), "h"(blocks)
+      : "memory");
+#else
+  (void)dst; (void)map; (void)col; (void)row; (void)bar; (void)blocks; __trap();
+#endif
+}
 __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int32_t col, int32_t row, int32_t plane, uint64_t* bar) {
 #if TESSERA_SM90A
   asm volatile(
@@ -103,6 +119,36 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int32_t 
       : "memory");
 #else
   (void)dst; (void)map; (void)col; (void)row; (void)plane; (void)bar; __trap();
+#endif
+}
+// Writes the box at (col, row) of the tensor from shared memory at `src` (swizzled as the map says); elements
+// outside the tensor are not written. Completes in the issuing thread's current bulk group (bulk_commit).
+__device__ __forceinline__ void tma_store_2d(const void* map, const void* src, int32_t col, int32_t row) {
+#if TESSERA_SM90A
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(col), "r"(row), "r"(shared_address(src))
+               : "memory");
+#else
+  (void)map; (void)src; (void)col; (void)row; __trap();
+#endif
+}
+__device__ __forceinline__ void bulk_commit() {
+#if TESSERA_SM90A
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+// Waits until at most PENDING of this thread's bulk groups still read their shared memory.
+template <int PENDING>
+__device__ __forceinline__ void bulk_wait_read() {
+#if TESSERA_SM90A
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(PENDING) : "memory");
+#endif
+}
+// Waits until this thread's bulk groups are complete (their writes done).
+__device__ __forceinline__ void bulk_wait_all() {
+#if TESSERA_SM90A
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void tma_prefetch_2d(const void* map, int32_t col, int32_t row) {
@@ -137,6 +183,27 @@ __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T,
 #pragma unroll
   for (int p = 0; p < C / P; ++p)
     hopper::tma_load_2d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready);
+}
+
+// A tile that every block of the cluster loads, at the same (at.row, at.col): each of the R / BR blocks
+// fetches BR of its rows (block r rows [r BR, (r + 1) BR)), and the copy engine writes them into every
+// block's tile, completing on every block's stage barrier; each block's barrier expects the whole tile.
+// The memory system serves each byte once per cluster instead of once per block. The pipeline must have
+// clusters of R / BR blocks (PipelineShape's CLUSTER); with BR = R it is load_async.
+template <int TH, class T, int R, int C, int BR>
+__device__ __forceinline__ void load_async_multicast(const Block<TH>& blk, const SharedTile<T, R, C>& dst,
+                                                     const TmaTensor<T, BR, C>& src, Coord at) {
+  static_assert(R % BR == 0 && BR % 8 == 0, "shares of whole 8-row swizzle atoms that tile the rows");
+  constexpr int P = hopper::panel_cols<T>, blocks = R / BR;
+  if constexpr (blocks == 1) {
+    load_async(blk, dst, src, at);
+  } else {
+    const int first = hopper::cluster_rank() * BR;
+#pragma unroll
+    for (int p = 0; p < C / P; ++p)
+      hopper::tma_load_2d_multicast(dst.data + p * R * P + first * P, &src.descriptor, int32_t(at.col + p * P),
+                                    int32_t(at.row + first), dst.ready, uint16_t((1u << blocks) - 1));
+  }
 }
 
 // The same from plane `plane` of a stack of matrices.

@@ -1,0 +1,91 @@
+// The persistent tile schedule (tessera/tile/staged.h): every tile of every split is computed exactly once,
+// consecutive work items stay in groups of tile rows, and with clusters the blocks of a cluster take the
+// same units of work in lock step (vertically adjacent tiles of one column), as their shared loads need.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "tessera/tile/host.h"
+#include "tessera/tile/host/launch.h"
+
+namespace tessera::testing {
+namespace {
+
+using tile::TileIndex;
+using tile::TileSchedule;
+
+std::vector<TileIndex> tiles_of_block(const TileSchedule& s, int64_t block, int64_t blocks) {
+  tile::host::Block blk;
+  blk.block[0] = block;
+  blk.blocks[0] = blocks;
+  std::vector<TileIndex> out;
+  for (const TileIndex t : tile::persistent_tiles(blk, s)) out.push_back(t);
+  return out;
+}
+
+TEST(TileSchedule, WithoutClustersVisitsGroupsOfRowsColumnByColumn) {
+  const TileSchedule s{5, 3, 2, 1};  // groups of 2 rows: rows 0-1 over every column, then 2-3, then 4
+  std::vector<std::pair<int64_t, int64_t>> order;
+  for (int64_t i = 0; i < s.count(); ++i) order.push_back({s.at(i).row, s.at(i).col});
+  const std::vector<std::pair<int64_t, int64_t>> expected = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2},
+                                                             {2, 0}, {3, 0}, {2, 1}, {3, 1}, {2, 2}, {3, 2},
+                                                             {4, 0}, {4, 1}, {4, 2}};
+  EXPECT_EQ(order, expected);
+}
+
+TEST(TileSchedule, EveryTileOnceAndClustersInLockStep) {
+  for (const int64_t cluster : {1, 2, 4})
+    for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {7, 2}, {16, 9}, {5, 1}})
+      for (const int64_t splits : {1, 3})
+        for (const int64_t clusters : {1, 2, 7, 100}) {
+          TileSchedule s{rows, cols, 2, splits, cluster};
+          const int64_t blocks = clusters * cluster;
+          SCOPED_TRACE(::testing::Message() << "cluster " << cluster << ", " << rows << " x " << cols << " tiles, "
+                                          << splits << " splits, " << blocks << " blocks");
+          EXPECT_EQ(s.count() % cluster, 0);
+          std::map<std::tuple<int64_t, int64_t, int64_t>, int> seen;
+          for (int64_t b = 0; b < blocks; ++b) {
+            const auto mine = tiles_of_block(s, b, blocks);
+            const auto first = tiles_of_block(s, b - b % cluster, blocks);  // rank 0 of b's cluster
+            ASSERT_EQ(mine.size(), first.size()) << "block " << b;
+            for (size_t i = 0; i < mine.size(); ++i) {
+              const TileIndex t = mine[i];
+              EXPECT_EQ(t.row % cluster, b % cluster) << "block " << b;
+              EXPECT_EQ(t.row / cluster, first[i].row / cluster) << "block " << b;
+              EXPECT_EQ(t.col, first[i].col);
+              EXPECT_EQ(t.split, first[i].split);
+              ASSERT_GE(t.col, 0);
+              ASSERT_LT(t.col, cols);
+              ASSERT_LT(t.split, splits);
+              if (t.row < rows) ++seen[{t.row, t.col, t.split}];
+              else EXPECT_LT(t.row, (rows + cluster - 1) / cluster * cluster);  // padding of the last unit only
+            }
+          }
+          EXPECT_EQ(int64_t(seen.size()), rows * cols * splits);
+          for (const auto& [tile, n] : seen) EXPECT_EQ(n, 1);
+        }
+}
+
+// A clustered kernel's persistent grid on the host: whole clusters, no more than the work.
+struct Clustered {
+  struct Pipe {
+    static constexpr int cluster = 2;
+  };
+};
+struct Plain {};
+
+TEST(TileSchedule, PersistentGridsAreWholeClusters) {
+  for (const int64_t items : {2, 6, 1000}) {
+    const int64_t blocks = tile::host::persistent_blocks<Clustered>(items);
+    EXPECT_EQ(blocks % 2, 0);
+    EXPECT_GE(blocks, 2);
+    EXPECT_LE(blocks, items);
+  }
+  EXPECT_EQ(tile::host::persistent_blocks<Plain>(1), 1);
+  EXPECT_LE(tile::host::persistent_blocks<Plain>(100000), tile::host::multiprocessor_count());
+}
+
+}  // namespace
+}  // namespace tessera::testing
