@@ -484,6 +484,9 @@ void launch_silu_and_mul_staged(const MatmulSiluAndMulArgs& a, const dispatch::O
   p.w = tile::active::make_tma_tensor<BI, K::bk>(as_rows<const T>(a.w));
   p.c = as_rows<T>(a.c);
   const int64_t m = p.c.extent[0], i = p.c.extent[1], k = a.a.size(-1);
+  const tile::View2<const T> c_read = as_rows<const T>(a.c);
+  p.c_by_copy_engine = K::copy_engine_stores && tile::tma_compatible(c_read);
+  if (p.c_by_copy_engine) p.c_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(T)>(c_read);
   p.up_row = i;
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (i + BI - 1) / BI, 8, 1};

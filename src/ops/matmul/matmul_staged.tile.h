@@ -88,13 +88,8 @@ struct MatmulStaged {
             for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_fragments(blk, acc, p.partials, s * tiles + tile);
           }
         }
-        const auto out = cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0}));
-        if constexpr (copy_engine_stores) {
-          if (p.c_by_copy_engine) pipe.store_async(blk, p.c_boxes, {m0, n0}, out);
-          else store(blk, p.c, {m0, n0}, out);
-        } else {
-          store(blk, p.c, {m0, n0}, out);
-        }
+        store_output<copy_engine_stores>(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, {m0, n0},
+                                         cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
       });
     }
   }
