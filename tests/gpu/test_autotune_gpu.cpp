@@ -26,8 +26,7 @@ class AutotuneGpu : public AutotuneTest {
 const char* const kConfigs[] = {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
                                 "staged_pingpong_bm128_bn128", "bm64_bn64_bk32", "bm128_bn64_bk32", "bm32_bn128_bk32"};
 // Clusters of two blocks sharing B tiles, offered past 64 rows (keys without "_swapab").
-const char* const kClustered[] = {"staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2"};
-bool is_staged(const std::string& name) { return name.rfind("staged", 0) == 0 || name.rfind("swapab", 0) == 0; }
+const char* const kClustered[] = {"staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2", "staged_bm128_bn256_c2"};
 // The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"), and the few-rows ones
 // join either space for M <= 4 (keys with "_rows"); both are forced in test_matmul_gpu.
 const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce",

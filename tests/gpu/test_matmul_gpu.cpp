@@ -17,6 +17,10 @@ TEST(MatmulGpu, EveryFewRowsConfigurationMatchesTheReference) {
   TESSERA_REQUIRE_GPU();
   check_matmul_few_rows_configs(Device::cuda(), dispatch::Backend::tile_cuda);
 }
+TEST(MatmulGpu, IntoAColumnWindowWritesNothingAroundIt) {
+  TESSERA_REQUIRE_GPU();
+  check_matmul_into_column_window(Device::cuda(), dispatch::Backend::tile_cuda);
+}
 TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {
   TESSERA_REQUIRE_GPU();
   check_matmul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);

@@ -1,7 +1,10 @@
 // Test cases of matmul, instantiated for the host (tests/ops) and the GPU (tests/gpu).
 #pragma once
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <span>
+#include <vector>
 
 #include "common/test_util.h"
 #include "tessera/dispatch/autotune.h"
@@ -164,6 +167,42 @@ inline void check_matmul_few_rows_configs(Device dev, dispatch::Backend backend)
       check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
       check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::relu, true, false, false);
     }
+  at::force("matmul", "");
+}
+
+// C as a column window of a wider buffer (rows 16-byte aligned, as a slice of a fused output is): every staged
+// configuration, forced, writes the window exactly and nothing of the buffer around it. The window's width is
+// a whole number of 16-byte pieces (the copy engine stores it) or not (the copy engine would write past each
+// row's end: the kernel stores from registers).
+inline void check_matmul_into_column_window(Device dev, dispatch::Backend backend) {
+  namespace at = dispatch::autotune;
+  const int64_t m = 200, k = 136;
+  for (const char* name : {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128", "staged_pingpong_bm128_bn128",
+                           "staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2", "staged_bm128_bn256_c2"}) {
+    at::force("matmul", name);
+    for (DType out : {DType::bf16, DType::f32})
+      for (int64_t n : {int64_t(136), int64_t(133), int64_t(9)}) {
+        SCOPED_TRACE(std::string("configuration ") + name + ", " + std::string(dtype_name(out)) + " C " + std::to_string(m) +
+                     " x " + std::to_string(n) + " in a 16-byte aligned buffer of " + std::to_string(n + 11) + "+ columns");
+        const int64_t per_piece = 16 / int64_t(dtype_size(out)), stride = (n + 11 + per_piece - 1) / per_piece * per_piece;
+        Tensor a = random_tensor({m, k}, DType::bf16, dev), b = random_tensor({n, k}, DType::bf16, dev);
+        Tensor buffer = poisoned({m, stride}, out, dev), want = poisoned({m, n}, out, dev);
+        Tensor c = Tensor::view(buffer.data(), {m, n}, out, dev, {stride, 1});
+        ops::matmul(a, b, c, ops::BLayout::nk, {}, {backend});
+        ops::matmul(a, b, want, ops::BLayout::nk, {}, {dispatch::Backend::reference});
+        const std::vector<float> got = floats(buffer.to(Device::cpu())), ref = floats(want.to(Device::cpu()));
+        int64_t wrong = 0, written_outside = 0;
+        const Tolerance tol = matmul_tolerance(DType::bf16, out, k);
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t col = 0; col < stride; ++col) {
+            const float g = got[size_t(r * stride + col)];
+            if (col >= n) written_outside += !std::isnan(g);
+            else wrong += !(std::abs(g - ref[size_t(r * n + col)]) <= tol.abs + tol.rel * std::abs(ref[size_t(r * n + col)]));
+          }
+        EXPECT_EQ(wrong, 0) << "elements of C off the reference";
+        EXPECT_EQ(written_outside, 0) << "elements written past C's columns";
+      }
+  }
   at::force("matmul", "");
 }
 

@@ -5,6 +5,7 @@ TEST(MatmulHost, MatchesReference) { check_matmul_sweep(Device::cpu(), dispatch:
 TEST(MatmulHost, SplitKIsRepeatable) { check_matmul_split_k_repeatable(Device::cpu(), dispatch::Backend::tile_host); }
 TEST(MatmulHost, EverySwapABConfigurationMatchesTheReference) { check_matmul_swapab_configs(Device::cpu(), dispatch::Backend::tile_host); }
 TEST(MatmulHost, EveryFewRowsConfigurationMatchesTheReference) { check_matmul_few_rows_configs(Device::cpu(), dispatch::Backend::tile_host); }
+TEST(MatmulHost, IntoAColumnWindowWritesNothingAroundIt) { check_matmul_into_column_window(Device::cpu(), dispatch::Backend::tile_host); }
 TEST(MatmulHost, BadInputIsAnErrorAndWritesNothing) { check_matmul_bad_input(Device::cpu(), dispatch::Backend::tile_host); }
 TEST(MatmulHost, SiluAndMulMatchesTheReference) {
   check_matmul_silu_and_mul(Device::cpu(), dispatch::Backend::tile_host);

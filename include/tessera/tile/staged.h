@@ -94,6 +94,14 @@ inline bool tma_compatible(const View<const T, RANK>& view) {
   return ok;
 }
 
+// Whether the copy engine can write `view` (Pipeline::store_async): as tma_compatible, and rows a whole number
+// of 16-byte pieces wide. The copy engine writes a row's last piece whole: in a row 3 elements wide it also
+// overwrote the 5 (bf16) elements after it with what the box held there (H200, test_tile_staged_gpu.cpp).
+template <class T, int RANK>
+inline bool tma_store_compatible(const View<const T, RANK>& view) {
+  return tma_compatible(view) && (view.extent[RANK - 1] * int64_t(sizeof(T))) % 16 == 0;
+}
+
 // One unit of work of a tiled schedule: output tile (row, col), and which of the schedule's splits of the
 // reduction dimension.
 struct TileIndex {
@@ -119,8 +127,8 @@ struct TileSchedule {
   TILE_HD int64_t unit_rows() const { return (tile_rows + cluster - 1) / cluster; }
   TILE_HD int64_t count() const { return unit_rows() * cluster * tile_cols * splits; }
   TILE_HD TileIndex at(int64_t index) const {
-    const int64_t rank = index % cluster;
-    index /= cluster;
+    const int64_t rank = cluster == 1 ? 0 : index % cluster;  // no 64-bit division where there are no clusters
+    if (cluster != 1) index /= cluster;
     const int64_t rows = unit_rows(), units = rows * tile_cols;
     const int64_t split = index / units;
     index %= units;
@@ -212,7 +220,15 @@ struct PipelineShape {
   // turn barrier per consumer (ping-pong) and a full and an empty barrier for the resident tiles.
   static constexpr size_t shared_bytes = 1024 /* alignment slack */ + resident_bytes + STAGES * stage_stride +
                                          store_bytes + (2 * STAGES + CONSUMERS + 2) * sizeof(uint64_t);
+  static_assert(shared_bytes <= 227 * 1024, "more shared memory than a Hopper block may have: fewer stages");
 };
+
+// Blocks per cluster of a staged kernel (its PipelineShape's), 1 for every other kernel.
+template <class Kernel>
+constexpr int cluster_size() {
+  if constexpr (requires { Kernel::Pipe::cluster; }) return Kernel::Pipe::cluster;
+  else return 1;
+}
 
 }  // namespace tessera::tile
 

@@ -30,14 +30,11 @@ TILE_DEVICE auto apply_epilogue(Block& blk, const Acc& acc, const EpilogueParams
 }
 
 // Stores an output tile of a staged kernel: through the copy engine (the pipeline's store_async) where the
-// kernel's pipeline stages its stores (COPY_ENGINE) and the launcher found C's rows fit for it (by_copy_engine),
-// else from registers.
-template <bool COPY_ENGINE, class Block, class Pipe, class TO, class Boxes, class Tl>
+// launcher found that it can write C (by_copy_engine: set_copy_engine_output), else from registers.
+template <class Block, class Pipe, class TO, class Boxes, class Tl>
 TILE_DEVICE void store_output(Block& blk, Pipe& pipe, const tile::View2<TO>& c, const Boxes& boxes, bool by_copy_engine,
                               tile::Coord at, const Tl& out) {
-  if constexpr (COPY_ENGINE) {
-    if (by_copy_engine) return pipe.store_async(blk, boxes, at, out);
-  }
+  if (by_copy_engine) return pipe.store_async(blk, boxes, at, out);
   store(blk, c, at, out);
 }
 

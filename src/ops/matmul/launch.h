@@ -20,8 +20,10 @@
 //     bm128_bn128_c2     load their shared B tile once for both (TMA multicast); no split (M > 64)
 //   staged_bm64_bn64_c2   64 x 64    12       1       what cuBLAS runs at 128 x 4096 x 4096: many small tiles
 //                                                     instead of split K, deep stages, B shared in pairs
-// The configurations where one warpgroup computes a tile (ping-pong, one consumer) store C through the copy
-// engine where it can write C (16-byte aligned rows): MatmulStaged::copy_engine_stores.
+//   staged_bm128_bn256_c2 the 128 x 256 tile in clusters of two (cuBLAS's 4096^3 kernel: 256 x 128 tiles in
+//                         pairs)
+// Every staged configuration stores C through the copy engine where it can write C (tma_store_compatible:
+// 16-byte aligned rows a whole number of 16-byte pieces wide), else from registers.
 // MatmulSwapAB, the staged kernel with the operands exchanged (C^T = B A^T), for M <= 64 (decode): the weights
 // fill the tensor cores' 64-row side, the activation rows (padded to 16, 32 or 64) the narrow one; stages
 // take all the shared memory (216 KB) to keep weight bytes in flight; K split as above, the same fix-up.
@@ -118,6 +120,16 @@ size_t generic_heuristic(int64_t m, int64_t n) {
 
 // ---- the staged kernel ----
 
+// C for a staged kernel's copy-engine stores (store_output), where the copy engine can write it; else the
+// kernel stores from registers.
+template <class Params>
+void set_copy_engine_output(Params& p, const Tensor& c) {
+  using TO = std::remove_pointer_t<decltype(p.c.data)>;
+  const tile::View2<const TO> view = as_rows<const TO>(c);
+  p.c_by_copy_engine = tile::tma_store_compatible(view);
+  if (p.c_by_copy_engine) p.c_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(view);
+}
+
 // How many parts to cut K into when the tiles alone leave multiprocessors idle (fewer tiles than SMs): the
 // split count whose tiles x splits work items fill whole waves of `sms` blocks best, the smallest unless a
 // larger one is clearly better, each part at least 4 slices of K. With a wave or more of tiles, no split:
@@ -146,9 +158,7 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   const int64_t m = p.c.extent[0], n = p.c.extent[1], k = a.a.size(-1);
   const int64_t sms = tile::active::multiprocessor_count();
   fill_epilogue<K, T, TO>(p, a, m);
-  const tile::View2<const TO> c_read = as_rows<const TO>(a.c);
-  p.c_by_copy_engine = K::copy_engine_stores && tile::tma_compatible(c_read);
-  if (p.c_by_copy_engine) p.c_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(c_read);
+  set_copy_engine_output(p, a.c);
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1, CLUSTER};
   p.schedule.splits = K::may_split ? choose_splits(p.schedule.tiles(), p.k_tiles, sms) : 1;
@@ -382,6 +392,8 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
                           [&] { launch_staged<T, TO, 128, 128, 6, 2, tile::Consumers::pingpong, 2>(a, opt); }});
     candidates.push_back(
         {"staged_bm64_bn64_c2", [&] { launch_staged<T, TO, 64, 64, 12, 1, tile::Consumers::cooperative, 2>(a, opt); }});
+    candidates.push_back(
+        {"staged_bm128_bn256_c2", [&] { launch_staged<T, TO, 128, 256, 4, 2, tile::Consumers::cooperative, 2>(a, opt); }});
   }
   return {std::move(candidates), staged_heuristic(m, n)};
 }
@@ -484,9 +496,7 @@ void launch_silu_and_mul_staged(const MatmulSiluAndMulArgs& a, const dispatch::O
   p.w = tile::active::make_tma_tensor<BI, K::bk>(as_rows<const T>(a.w));
   p.c = as_rows<T>(a.c);
   const int64_t m = p.c.extent[0], i = p.c.extent[1], k = a.a.size(-1);
-  const tile::View2<const T> c_read = as_rows<const T>(a.c);
-  p.c_by_copy_engine = K::copy_engine_stores && tile::tma_compatible(c_read);
-  if (p.c_by_copy_engine) p.c_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(T)>(c_read);
+  set_copy_engine_output(p, a.c);
   p.up_row = i;
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (i + BI - 1) / BI, 8, 1};

@@ -27,10 +27,7 @@ template <class T, int BM, int BI, int BK, int STAGES, int CONSUMERS,
           tile::Consumers MODE = tile::Consumers::cooperative>
 struct MatmulSiluAndMulStaged {
   using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BI, BK>, tile::SharedTile<T, BI, BK>>;
-  // The copy engine stores C where one warpgroup computes a tile, as in MatmulStaged.
-  static constexpr bool copy_engine_stores = MODE == tile::Consumers::pingpong || CONSUMERS == 1;
-  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, 1,
-                                   std::conditional_t<copy_engine_stores, T, void>>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, 1, T>;  // C: store_async
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int bm = BM, bi = BI, bk = BK;
@@ -39,8 +36,8 @@ struct MatmulSiluAndMulStaged {
     tile::TmaTensor<T, BM, BK> a;  // [M, K], the activations
     tile::TmaTensor<T, BI, BK> w;  // [2I, K]: gate rows, then up rows
     tile::View2<T> c;              // [M, I]
-    tile::TmaTensor<T, 16, 128 / sizeof(T)> c_boxes;  // C for the copy engine, when it can write C:
-    bool c_by_copy_engine;                            // its rows 16-byte aligned
+    tile::TmaTensor<T, 16, 128 / sizeof(T)> c_boxes;  // C for the copy engine, when it can write C
+    bool c_by_copy_engine;                            // (tma_store_compatible)
     tile::TileSchedule schedule;   // BM x BI tiles of C
     int64_t up_row;                // I: the first up row of W
     int64_t k_tiles;
@@ -63,8 +60,7 @@ struct MatmulSiluAndMulStaged {
           mma(gate, s.a, transpose(s.b));
           mma(up, s.a, transpose(s.c));
         }
-        store_output<copy_engine_stores>(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, {m0, i0},
-                                         cast<T>(gate * sigmoid(gate) * up));
+        store_output(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, {m0, i0}, cast<T>(gate * sigmoid(gate) * up));
       });
     }
   }

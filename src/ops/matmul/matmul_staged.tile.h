@@ -35,12 +35,7 @@ template <class T, class TO, int BM, int BN, int BK, int STAGES, int CONSUMERS,
           tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1>
 struct MatmulStaged {
   using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BN, BK>>;
-  // The copy engine stores C where one warpgroup computes each tile (ping-pong, or one consumer). With two
-  // warpgroups on one 128 x 256 tile its results were wrong (relative error 0.07-0.2 on an H200, a race not
-  // found yet) and the clustered form hung; those keep the stores from registers.
-  static constexpr bool copy_engine_stores = MODE == tile::Consumers::pingpong || CONSUMERS == 1;
-  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, CLUSTER,
-                                   std::conditional_t<copy_engine_stores, TO, void>>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, CLUSTER, TO>;  // C: store_async
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int bm = BM, bn = BN, bk = BK;
@@ -56,8 +51,8 @@ struct MatmulStaged {
     tile::View2<const T> bias;     // [M, N] with row stride 0, or empty
     tile::View2<const TO> residual;
     tile::View2<TO> c;
-    tile::TmaTensor<TO, 16, 128 / sizeof(TO)> c_boxes;  // C for the copy engine, when it can write C:
-    bool c_by_copy_engine;                              // its rows 16-byte aligned
+    tile::TmaTensor<TO, 16, 128 / sizeof(TO)> c_boxes;  // C for the copy engine, when it can write C
+    bool c_by_copy_engine;                              // (tma_store_compatible)
     tile::View1<float> partials;   // splits x tiles slots of BM x BN floats when the schedule splits K
     tile::View2<int32_t> arrivals; // [tile rows, tile cols] when it splits K: zero, and left zero
     EpilogueParams epilogue;
@@ -88,8 +83,8 @@ struct MatmulStaged {
             for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_fragments(blk, acc, p.partials, s * tiles + tile);
           }
         }
-        store_output<copy_engine_stores>(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, {m0, n0},
-                                         cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+        store_output(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, {m0, n0},
+                     cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
       });
     }
   }

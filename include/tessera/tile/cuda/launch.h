@@ -12,6 +12,7 @@
 #include "tessera/runtime/device.h"
 #include "tessera/tile/cuda/hopper/pipeline.h"
 #include "tessera/tile/cuda/tile.h"
+#include "tessera/tile/staged.h"
 
 namespace tessera::tile::cuda {
 
@@ -97,13 +98,6 @@ inline bool dependent_launch_enabled() {
     return v == nullptr || std::string(v) != "0";
   }();
   return enabled;
-}
-
-// Blocks per cluster of a staged kernel (its PipelineShape's), 1 for every other kernel.
-template <class Kernel>
-constexpr int cluster_size() {
-  if constexpr (requires { Kernel::Pipe::cluster; }) return Kernel::Pipe::cluster;
-  else return 1;
 }
 
 namespace detail {

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "tessera/tile/host/tile.h"
+#include "tessera/tile/staged.h"
 
 namespace tessera::tile::host {
 
@@ -14,13 +15,6 @@ void run_grid(Grid grid, const std::function<void(const Block&)>& body);
 
 // Worker threads of host launches: the size of a persistent grid on the CPU.
 int multiprocessor_count();
-
-// Blocks per cluster of a staged kernel (its PipelineShape's), 1 for every other kernel.
-template <class Kernel>
-constexpr int cluster_size() {
-  if constexpr (requires { Kernel::Pipe::cluster; }) return Kernel::Pipe::cluster;
-  else return 1;
-}
 
 // The grid of a persistent kernel with `work_items` units of work: a block per worker thread, a whole number
 // of clusters (persistent_tiles gives the blocks of a cluster the same units), never more than the work.

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/runtime/error.h"
 #include "tessera/tile/host/tile.h"
 #include "tessera/tile/staged.h"
 
@@ -102,6 +103,8 @@ class Pipeline {
   // See the CUDA pipeline: the tile written to the tensor, what falls outside it dropped.
   template <class T, int BR, int BC, int M, int N>
   void store_async(const Block& blk, const TmaTensor<T, BR, BC>& dst, Coord at, const Tile<T, M, N>& t) {
+    if (!tma_store_compatible(dst.view))  // the GPU's rule, so that host mode finds a launcher that breaks it
+      invalid_argument("store_async: the copy engine cannot write this view (rows must be whole 16-byte pieces)");
     View2<T> out;
     out.data = const_cast<T*>(dst.view.data);
     for (int d = 0; d < 2; ++d) {

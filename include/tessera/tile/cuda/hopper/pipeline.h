@@ -343,7 +343,8 @@ class Pipeline {
   // boxes of 16 rows x 128 bytes into its two staging buffers in turn (swizzled as the box's tensor map
   // expects, so the writes are free of bank conflicts), and its first lane hands each box to the copy engine,
   // which clips it to the tensor (no bounds tests here). A buffer is written again only once the copy engine
-  // has read it. Warps need not wait for each other. All consumer threads of the tile call it. Against
+  // has read it. Warps need not wait for each other. All consumer threads of the tile call it, and `dst` must
+  // pass tma_store_compatible (the copy engine writes rows in whole 16-byte pieces). Against
   // stores from registers (store): whole 128-byte lines to L2, and a few hundred instructions instead of
   // thousands tested per element pair, which ran cold from the instruction cache once per tile (128 x 256
   // tiles: a quarter of the consumers' time at 4096^3, Nsight Compute, H200).
@@ -359,6 +360,9 @@ class Pipeline {
       static_assert(4 * 2 * box_bytes == kStoreBufferBytes, "two boxes per warp of a consumer warpgroup");
       const int me = hopper::thread_in_warpgroup(), w = me / 32, l = me % 32;
       unsigned char* buffers = mem_.store + hopper::warpgroup() * kStoreBufferBytes + w * 2 * box_bytes;
+      // Taken here, with the whole warp: the warpgroup index is a warp shuffle, which the first lane alone may
+      // not run (cooperative tiles: an illegal instruction, hangs, or rows stored at the wrong place).
+      const int32_t first_row = int32_t(at.row + L::first_row() + 16 * w);
       // The previous tile's boxes have left the buffers (long ago: a whole main loop ran since).
       if (l == 0) hopper::bulk_wait_read<0>();
       __syncwarp();
@@ -385,8 +389,7 @@ class Pipeline {
           hopper::fence_proxy_async_shared();
           __syncwarp();
           if (l == 0) {
-            hopper::tma_store_2d(&dst.descriptor, buf, int32_t(at.col + q * BC),
-                                 int32_t(at.row + L::first_row() + 64 * s + 16 * w));
+            hopper::tma_store_2d(&dst.descriptor, buf, int32_t(at.col + q * BC), first_row + 64 * s);
             hopper::bulk_commit();
           }
         }

@@ -15,7 +15,8 @@
 namespace tessera::tile::cuda::hopper {
 
 // The warpgroup index, broadcast from lane 0 so the compiler knows it is the same across the warp (branches
-// on it then do not count as divergent around wgmma).
+// on it then do not count as divergent around wgmma). A shuffle of the whole warp: never call it (or what
+// calls it, e.g. WgmmaAcc::first_row) where only some lanes run.
 __device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
 __device__ __forceinline__ int thread_in_warpgroup() { return int(threadIdx.x) % 128; }
 __device__ __forceinline__ int lane() { return int(threadIdx.x) % 32; }

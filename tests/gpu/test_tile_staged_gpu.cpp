@@ -1,0 +1,164 @@
+// The staged pipeline's copy-engine operations on the GPU against values known exactly (and the host mode):
+// accumulator tiles stored through the copy engine (store_async) for every tile shape and consumer layout the
+// kernels use, clipped at every edge of C and nothing written outside it; and the whole pipeline with tiles a
+// cluster loads together (load_async_multicast), with C exact in fp32.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "common/test_util.h"
+#include "tile_staged.h"
+#include "tile_staged_kernels.h"
+
+#if TESSERA_WITH_CUDA
+namespace tessera::tile_staged_tests {
+namespace {
+using namespace tessera::testing;
+
+DType dtype_of(int code) { return code == 0 ? DType::bf16 : code == 1 ? DType::f16 : DType::f32; }
+
+// An [rows, cols] view in a poisoned buffer with a row before and after it and columns past it (the row stride
+// kept 16-byte aligned, as the copy engine needs).
+struct Window {
+  Tensor buffer, view;
+};
+Window window(int64_t rows, int64_t cols, DType dt, Device dev) {
+  const int64_t per_16_bytes = 16 / int64_t(dtype_size(dt)), stride = (cols + 9 + per_16_bytes - 1) / per_16_bytes * per_16_bytes;
+  Window w;
+  w.buffer = poisoned({rows + 2, stride}, dt, dev);
+  w.view = Tensor::view(static_cast<char*>(w.buffer.data()) + stride * dtype_size(dt), {rows, cols}, dt, dev, {stride, 1});
+  return w;
+}
+
+// The bytes of the buffer where the view is, and elsewhere, the poison.
+Tensor expected_window(const Window& like, const std::vector<float>& values, int64_t rows, int64_t cols, DType dt) {
+  Window w = window(rows, cols, dt, Device::cpu());
+  Tensor v = from_floats(values, {rows, cols}, dt);
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(static_cast<char*>(w.view.data()) + r * w.view.strides()[0] * dtype_size(dt),
+                static_cast<const char*>(v.data()) + r * cols * dtype_size(dt), size_t(cols) * dtype_size(dt));
+  EXPECT_EQ(w.buffer.shape(), like.buffer.shape());
+  return w.buffer;
+}
+
+// The host mode (the specification) is checked with or without a GPU.
+// Bit-identical buffers, or where they first differ: (row, column) of the buffer, inside the view (one row in,
+// `cols` wide) or not, and both values.
+::testing::AssertionResult same_window(const Tensor& got, const Tensor& want, int64_t rows, int64_t cols) {
+  const int64_t stride = want.shape()[1], size = int64_t(dtype_size(want.dtype()));
+  const auto g = floats(got), w = floats(want);
+  const char* gb = static_cast<const char*>(got.data());
+  const char* wb = static_cast<const char*>(want.data());
+  int64_t wrong = 0, first = -1, inside = 0;
+  for (int64_t i = 0; i < want.numel(); ++i)
+    if (std::memcmp(gb + i * size, wb + i * size, size_t(size)) != 0) {
+      if (first < 0) first = i;
+      ++wrong;
+      const int64_t r = i / stride - 1, c = i % stride;
+      inside += r >= 0 && r < rows && c < cols;
+    }
+  if (wrong == 0) return ::testing::AssertionSuccess();
+  const int64_t r = first / stride - 1, c = first % stride;
+  return ::testing::AssertionFailure() << wrong << " elements differ (" << inside << " inside the " << rows << " x " << cols
+                                       << " view); the first at view row " << r << ", column " << c << ": got " << g[size_t(first)]
+                                       << ", want " << w[size_t(first)];
+}
+
+class StoreAsync : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(TileStagedGpu, StoreAsync, ::testing::Range(0, kNumStoreConfigs));
+
+TEST_P(StoreAsync, WritesEveryTileExactlyAndNothingOutside) {
+  const bool gpu_here = cuda_available();
+  const int config = GetParam();
+  {
+    const StoreConfig& s = kStoreConfigs[config];
+    const DType dt = dtype_of(s.dtype);
+    // Rows of whole 16-byte pieces (tma_store_compatible): `piece` elements.
+    const int64_t piece = 16 / int64_t(dtype_size(dt));
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{s.bm, s.bn}, {1, piece}, {2 * s.bm + 37, 3 * s.bn + 3 * piece},
+                              {s.bm - 1, s.bn + piece}}) {
+      SCOPED_TRACE(std::string(s.why) + ", C " + std::to_string(rows) + " x " + std::to_string(cols));
+      const Tensor src = random_tensor({rows, cols}, DType::f32, Device::cpu(), -3.f, 3.f);
+      const Tensor want = expected_window(window(rows, cols, dt, Device::cpu()), floats(src), rows, cols, dt);
+
+      Window host = window(rows, cols, dt, Device::cpu());
+      ASSERT_TRUE(tile_host::store_async_tiles(config, src, host.view));
+      EXPECT_TRUE(same_window(host.buffer, want, rows, cols)) << "host mode";
+
+      if (!gpu_here) continue;
+      Window gpu = window(rows, cols, dt, Device::cuda());
+      if (!tile_cuda::store_async_tiles(config, src.to(Device::cuda()), gpu.view)) GTEST_SKIP() << "skipped: not a Hopper GPU";
+      EXPECT_TRUE(same_window(gpu.buffer.to(Device::cpu()), want, rows, cols)) << "GPU";
+    }
+  }
+  // A row narrower than a 16-byte piece: the copy engine would write past it, so store_async refuses it.
+  const Tensor src = random_tensor({5, 3}, DType::f32);
+  Window narrow = window(5, 3, dtype_of(kStoreConfigs[config].dtype), Device::cpu());
+  expect_invalid_argument([&] { tile_host::store_async_tiles(config, src, narrow.view); }, "16-byte");
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
+// A [m, k] (k a multiple of 8: the copy engine's 16-byte rows) with A[i][j] = 1 where j % 64 == i % 64: C[i][n] = the sum of B[n][j] over j = i % 64 (mod 64), which
+// is exact in fp32 for small integers B. Every stage and every row of A's and B's tiles counts.
+std::vector<float> stacked_identity(int64_t m, int64_t k) {
+  std::vector<float> a(size_t(m * k), 0.f);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = i % 64; j < k; j += 64) a[size_t(i * k + j)] = 1.f;
+  return a;
+}
+
+class StagedMma : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(TileStagedGpu, StagedMma, ::testing::Range(0, kNumMmaConfigs));
+
+TEST_P(StagedMma, WithMulticastLoadsAndCopyEngineStoresIsExact) {
+  const bool gpu_here = cuda_available();
+  const int config = GetParam();
+  {
+    const MmaConfig& s = kMmaConfigs[config];
+    // Tile rows not a multiple of the cluster (a block past the last row), K with a partial last stage and
+    // more stages than the pipeline holds, N crossing a tile edge; few blocks (many tiles each) and many.
+    // n a multiple of 4: C's fp32 rows whole 16-byte pieces, as the copy engine writes them.
+    for (auto [m, n, k, blocks] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{2 * s.bm + 5, 2 * s.bn + 12, 64 * 5 + 24, 2},
+                                   {s.bm, s.bn, 64, 132},
+                                   {5 * s.bm - 3, s.bn + 4, 64 * 9, 132},
+                                   {1, 4, 8, 2}}) {
+      SCOPED_TRACE(std::string(s.why) + ", " + std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) +
+                   ", at most " + std::to_string(blocks) + " blocks");
+      const std::vector<float> a_values = stacked_identity(m, k);
+      const Tensor a = from_floats(a_values, {m, k}, DType::bf16);
+      std::vector<float> bv = floats(random_tensor({n, k}, DType::f32, Device::cpu(), -4.f, 5.f));
+      for (float& x : bv) x = std::floor(x);  // small integers: every sum is exact
+      const Tensor b = from_floats(bv, {n, k}, DType::bf16);
+      std::vector<float> want(size_t(m * n));
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float sum = 0.f;
+          for (int64_t q = i % 64; q < k; q += 64) sum += bv[size_t(j * k + q)];
+          want[size_t(i * n + j)] = sum;
+        }
+
+      Tensor host_c = poisoned({m, n}, DType::f32);
+      ASSERT_TRUE(tile_host::mma_store(config, a, b, host_c, blocks));
+      EXPECT_TRUE(all_close(floats(host_c), want, {0, 0})) << "host mode";
+
+      if (!gpu_here) continue;
+      // C's rows must be 16-byte aligned for the copy engine: n padded to 4 floats, the view n wide.
+      Window gpu_c = window(m, n, DType::f32, Device::cuda());
+      if (!tile_cuda::mma_store(config, a.to(Device::cuda()), b.to(Device::cuda()), gpu_c.view, blocks))
+        GTEST_SKIP() << "skipped: not a Hopper GPU";
+      const Tensor got = gpu_c.buffer.to(Device::cpu());
+      const Tensor want_buffer = expected_window(gpu_c, want, m, n, DType::f32);
+      EXPECT_TRUE(same_window(got, want_buffer, m, n)) << "GPU (C exact, nothing written outside it)";
+    }
+  }
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
+}  // namespace
+}  // namespace tessera::tile_staged_tests
+#endif

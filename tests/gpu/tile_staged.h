@@ -1,0 +1,17 @@
+// Runners of the staged test kernels, one set per backend (tile_staged_host.cpp, tile_staged_cuda.cu). Each
+// returns false where the backend cannot run them (CUDA without Hopper).
+#pragma once
+#include "tessera/runtime/tensor.h"
+
+namespace tessera::tile_staged_tests {
+
+#define TESSERA_TILE_STAGED_RUNNERS                                                                      \
+  /* dst = cast(src) tile by tile through the copy engine (kStoreConfigs[config]); both [M, N] */         \
+  bool store_async_tiles(int config, const Tensor& src, const Tensor& dst);                               \
+  /* c = a @ b^T (a [M, K], b [N, K] bf16; c [M, N] f32), kMmaConfigs[config], at most max_blocks blocks */ \
+  bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks);
+namespace tile_host { TESSERA_TILE_STAGED_RUNNERS }
+namespace tile_cuda { TESSERA_TILE_STAGED_RUNNERS }
+#undef TESSERA_TILE_STAGED_RUNNERS
+
+}  // namespace tessera::tile_staged_tests

@@ -1,0 +1,98 @@
+// Test kernels for the staged pipeline's copy-engine operations: stores of accumulator tiles through the copy
+// engine (Pipeline::store_async) and tiles a cluster loads together (load_async_multicast). Instantiated for
+// the host (tile_staged_host.cpp, the specification) and CUDA (tile_staged_cuda.cu); test_tile_staged_gpu.cpp
+// checks both against values known exactly.
+#pragma once
+#include "tessera/tile/staged.h"
+#include "tessera/tile/tile.h"
+
+namespace tessera::tile_staged_tests {
+
+// Every BM x BN tile of `src` (fp32) goes through the consumers' accumulator layout, is cast to T and stored
+// through the copy engine at the same place of `dst`: dst = T(src), exactly, and nothing outside dst is
+// written. A persistent block stores several tiles, so the staging buffers are reused across tiles.
+template <class T, int BM, int BN, int CONSUMERS, tile::Consumers MODE>
+struct StoreAsyncTiles {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;  // never filled: nothing is loaded
+  using Pipe = tile::PipelineShape<Stage, 1, CONSUMERS, MODE, tile::NoResident, 1, T>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::View2<const float> src;
+    tile::TmaTensor<T, 16, 128 / sizeof(T)> dst;
+    tile::TileSchedule schedule;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
+      const tile::Coord at{t.row * BM, t.col * BN};
+      pipe.producer(0, [&](Stage&, int64_t) {});
+      pipe.consumers([&] {
+        const auto tile = cast<T>(load_like(blk, mma_accumulator<BM, BN>(pipe), p.src, at));
+        pipe.store_async(blk, p.dst, at, tile);
+      });
+    }
+  }
+};
+
+// C = A @ B^T through the whole staged path: K in 64-wide stages, B's tiles loaded by the blocks of a cluster
+// together (load_async_multicast), C stored through the copy engine (or from registers where COPY_ENGINE is
+// false). The test picks A and B so that C is exact in fp32.
+template <int BM, int BN, int STAGES, int CONSUMERS, tile::Consumers MODE, int CLUSTER, bool COPY_ENGINE>
+struct MmaStore {
+  using Stage = tile::Stage<tile::SharedTile<bf16, BM, 64>, tile::SharedTile<bf16, BN, 64>>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, CLUSTER,
+                                   std::conditional_t<COPY_ENGINE, float, void>>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::TmaTensor<bf16, BM, 64> a;              // [M, K]
+    tile::TmaTensor<bf16, BN / CLUSTER, 64> b;    // [N, K], in each block's share of a tile
+    tile::View2<float> c;                         // [M, N]
+    tile::TmaTensor<float, 16, 32> c_boxes;       // C for the copy engine
+    tile::TileSchedule schedule;
+    int64_t k_tiles;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
+      const int64_t m0 = t.row * BM, n0 = t.col * BN;
+      pipe.producer(p.k_tiles, [&](Stage& s, int64_t k) {
+        load_async(blk, s.a, p.a, {m0, k * 64});
+        load_async_multicast(blk, s.b, p.b, {n0, k * 64});
+      });
+      pipe.consumers([&] {
+        auto acc = mma_accumulator<BM, BN>(pipe);
+        for (const Stage& s : pipe.stages(p.k_tiles, acc)) mma(acc, s.a, transpose(s.b));
+        if constexpr (COPY_ENGINE) pipe.store_async(blk, p.c_boxes, {m0, n0}, acc);
+        else store(blk, p.c, {m0, n0}, acc);
+      });
+    }
+  }
+};
+
+// The configurations tested, each named for the test's messages.
+struct StoreConfig { int bm, bn, consumers; bool pingpong; int dtype; const char* why; };  // dtype: 0 bf16, 1 f16, 2 f32
+inline constexpr StoreConfig kStoreConfigs[] = {
+    {64, 64, 1, false, 0, "64 x 64 bf16, one warpgroup, one box a warp"},
+    {64, 128, 1, false, 1, "64 x 128 f16, one warpgroup"},
+    {128, 128, 2, true, 0, "128 x 128 bf16, ping-pong: a warpgroup a tile, staging buffers reused within a tile"},
+    {128, 128, 2, false, 0, "128 x 128 bf16, two cooperative warpgroups"},
+    {128, 256, 2, false, 0, "128 x 256 bf16, two cooperative warpgroups, staging buffers reused within a tile"},
+    {128, 128, 2, false, 2, "128 x 128 f32, two cooperative warpgroups, four boxes a row of a warp"},
+};
+inline constexpr int kNumStoreConfigs = int(sizeof(kStoreConfigs) / sizeof(kStoreConfigs[0]));
+
+struct MmaConfig { int bm, bn, stages, consumers; bool pingpong; int cluster; bool copy_engine; const char* why; };
+inline constexpr MmaConfig kMmaConfigs[] = {
+    {64, 64, 3, 1, false, 2, true, "64 x 64, clusters of 2, copy-engine stores"},
+    {128, 128, 2, 2, true, 2, true, "128 x 128 ping-pong, clusters of 2, copy-engine stores"},
+    {128, 128, 2, 2, false, 1, true, "128 x 128, two cooperative warpgroups, copy-engine stores"},
+    {128, 256, 2, 2, false, 1, true, "128 x 256, two cooperative warpgroups, copy-engine stores"},
+    {128, 256, 2, 2, false, 2, false, "128 x 256, two cooperative warpgroups, clusters of 2, register stores"},
+};
+inline constexpr int kNumMmaConfigs = int(sizeof(kMmaConfigs) / sizeof(kMmaConfigs[0]));
+
+}  // namespace tessera::tile_staged_tests

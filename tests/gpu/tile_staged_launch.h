@@ -1,0 +1,68 @@
+// The runners of the staged test kernels (tile_staged_kernels.h), compiled once per backend.
+#pragma once
+#include <type_traits>
+#include <utility>
+
+#include "ops/common/views.h"
+#include "tile_staged.h"
+#include "tile_staged_kernels.h"
+
+namespace tessera::tile_staged_tests::TESSERA_TILE_BACKEND {
+
+namespace {
+// f(std::integral_constant<size_t, i>) for an index known at run time.
+template <size_t COUNT, class F>
+void with_index(int i, F&& f) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((i == int(I) ? (f(std::integral_constant<size_t, I>{}), 0) : 0), ...);
+  }(std::make_index_sequence<COUNT>{});
+}
+
+constexpr tile::Consumers mode(bool pingpong) { return pingpong ? tile::Consumers::pingpong : tile::Consumers::cooperative; }
+
+bool staged_pipeline_runs() {
+#if defined(__CUDACC__)
+  return tile::cuda::device_is_hopper();  // the staged pipeline runs on Hopper only
+#else
+  return true;
+#endif
+}
+}  // namespace
+
+bool store_async_tiles(int config, const Tensor& src, const Tensor& dst) {
+  if (!staged_pipeline_runs()) return false;
+  with_index<kNumStoreConfigs>(config, [&](auto index) {
+    constexpr StoreConfig S = kStoreConfigs[decltype(index)::value];
+    using T = std::conditional_t<S.dtype == 0, bf16, std::conditional_t<S.dtype == 1, f16, float>>;
+    using K = StoreAsyncTiles<T, S.bm, S.bn, S.consumers, mode(S.pingpong)>;
+    typename K::Params p{};
+    p.src = ops::as_rows<const float>(src);
+    p.dst = tile::active::make_tma_tensor<16, 128 / sizeof(T)>(ops::as_rows<const T>(dst));
+    p.schedule = {(p.src.extent[0] + S.bm - 1) / S.bm, (p.src.extent[1] + S.bn - 1) / S.bn, 8, 1, 1};
+    // Fewer blocks than tiles, so that blocks store several.
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(3, p.schedule.count()));
+    tile::active::launch<K>({blocks}, p, nullptr);
+  });
+  return true;
+}
+
+bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks) {
+  if (!staged_pipeline_runs()) return false;
+  with_index<kNumMmaConfigs>(config, [&](auto index) {
+    constexpr MmaConfig S = kMmaConfigs[decltype(index)::value];
+    using K = MmaStore<S.bm, S.bn, S.stages, S.consumers, mode(S.pingpong), S.cluster, S.copy_engine>;
+    typename K::Params p{};
+    p.a = tile::active::make_tma_tensor<S.bm, 64>(ops::as_rows<const bf16>(a));
+    p.b = tile::active::make_tma_tensor<S.bn / S.cluster, 64>(ops::as_rows<const bf16>(b));
+    p.c = ops::as_rows<float>(c);
+    p.c_boxes = tile::active::make_tma_tensor<16, 32>(ops::as_rows<const float>(c));
+    p.k_tiles = (a.size(1) + 63) / 64;
+    p.schedule = {(c.size(0) + S.bm - 1) / S.bm, (c.size(1) + S.bn - 1) / S.bn, 8, 1, S.cluster};
+    const int64_t blocks = tile::active::persistent_blocks<K>(p.schedule.count());
+    const int64_t capped = std::max<int64_t>(S.cluster, std::min(blocks, max_blocks) / S.cluster * S.cluster);
+    tile::active::launch<K>({capped}, p, nullptr);
+  });
+  return true;
+}
+
+}  // namespace tessera::tile_staged_tests::TESSERA_TILE_BACKEND
