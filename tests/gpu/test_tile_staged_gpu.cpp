@@ -35,13 +35,24 @@ Window window(int64_t rows, int64_t cols, DType dt, Device dev) {
   return w;
 }
 
-// The bytes of the buffer where the view is, and elsewhere, the poison.
-Tensor expected_window(const Window& like, const std::vector<float>& values, int64_t rows, int64_t cols, DType dt) {
+// A window holding `values` (rounded to dt), the poison around it, on `dev`.
+Window window_with(const std::vector<float>& values, int64_t rows, int64_t cols, DType dt, Device dev) {
   Window w = window(rows, cols, dt, Device::cpu());
   Tensor v = from_floats(values, {rows, cols}, dt);
   for (int64_t r = 0; r < rows; ++r)
     std::memcpy(static_cast<char*>(w.view.data()) + r * w.view.strides()[0] * dtype_size(dt),
                 static_cast<const char*>(v.data()) + r * cols * dtype_size(dt), size_t(cols) * dtype_size(dt));
+  if (dev == Device::cpu()) return w;
+  Window on;
+  on.buffer = w.buffer.to(dev);
+  on.view = Tensor::view(static_cast<char*>(on.buffer.data()) + (static_cast<char*>(w.view.data()) - static_cast<char*>(w.buffer.data())),
+                         w.view.shape(), dt, dev, w.view.strides());
+  return on;
+}
+
+// The bytes of the buffer where the view is, and elsewhere, the poison.
+Tensor expected_window(const Window& like, const std::vector<float>& values, int64_t rows, int64_t cols, DType dt) {
+  Window w = window_with(values, rows, cols, dt, Device::cpu());
   EXPECT_EQ(w.buffer.shape(), like.buffer.shape());
   return w.buffer;
 }
@@ -84,22 +95,31 @@ TEST_P(StoreAsync, WritesEveryTileExactlyAndNothingOutside) {
                               {s.bm - 1, s.bn + piece}}) {
       SCOPED_TRACE(std::string(s.why) + ", C " + std::to_string(rows) + " x " + std::to_string(cols));
       const Tensor src = random_tensor({rows, cols}, DType::f32, Device::cpu(), -3.f, 3.f);
-      const Tensor want = expected_window(window(rows, cols, dt, Device::cpu()), floats(src), rows, cols, dt);
+      // What is added (a tensor of its own, or what the destination holds before the store), in dt.
+      const Tensor add = random_tensor({rows, cols}, dt, Device::cpu(), -3.f, 3.f);
+      const std::vector<float> added = floats(add);
+      std::vector<float> sum = floats(src);
+      if (s.add != 0)
+        for (size_t i = 0; i < sum.size(); ++i) sum[i] += added[i];  // in fp32, rounded once to dt
+      const Tensor want = expected_window(window(rows, cols, dt, Device::cpu()), sum, rows, cols, dt);
+      auto destination = [&](Device dev) { return s.add == 2 ? window_with(added, rows, cols, dt, dev) : window(rows, cols, dt, dev); };
 
-      Window host = window(rows, cols, dt, Device::cpu());
-      ASSERT_TRUE(tile_host::store_async_tiles(config, src, host.view));
+      Window host = destination(Device::cpu());
+      ASSERT_TRUE(tile_host::store_async_tiles(config, src, host.view, add));
       EXPECT_TRUE(same_window(host.buffer, want, rows, cols)) << "host mode";
 
       if (!gpu_here) continue;
-      Window gpu = window(rows, cols, dt, Device::cuda());
-      if (!tile_cuda::store_async_tiles(config, src.to(Device::cuda()), gpu.view)) GTEST_SKIP() << "skipped: not a Hopper GPU";
+      Window gpu = destination(Device::cuda());
+      if (!tile_cuda::store_async_tiles(config, src.to(Device::cuda()), gpu.view, add.to(Device::cuda())))
+        GTEST_SKIP() << "skipped: not a Hopper GPU";
       EXPECT_TRUE(same_window(gpu.buffer.to(Device::cpu()), want, rows, cols)) << "GPU";
     }
   }
   // A row narrower than a 16-byte piece: the copy engine would write past it, so store_async refuses it.
   const Tensor src = random_tensor({5, 3}, DType::f32);
   Window narrow = window(5, 3, dtype_of(kStoreConfigs[config].dtype), Device::cpu());
-  expect_invalid_argument([&] { tile_host::store_async_tiles(config, src, narrow.view); }, "16-byte");
+  const Tensor narrow_add = random_tensor({5, 3}, dtype_of(kStoreConfigs[config].dtype));
+  expect_invalid_argument([&] { tile_host::store_async_tiles(config, src, narrow.view, narrow_add); }, "16-byte");
   if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
 }
 

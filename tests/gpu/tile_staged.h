@@ -6,8 +6,8 @@
 namespace tessera::tile_staged_tests {
 
 #define TESSERA_TILE_STAGED_RUNNERS                                                                      \
-  /* dst = cast(src) tile by tile through the copy engine (kStoreConfigs[config]); both [M, N] */         \
-  bool store_async_tiles(int config, const Tensor& src, const Tensor& dst);                               \
+  /* dst = cast(src) (+ add, or + dst in place) tile by tile through the copy engine (kStoreConfigs[config]) */ \
+  bool store_async_tiles(int config, const Tensor& src, const Tensor& dst, const Tensor& add);            \
   /* c = a @ b^T (a [M, K], b [N, K] bf16; c [M, N] f32), kMmaConfigs[config], at most max_blocks blocks */ \
   bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks);
 namespace tile_host { TESSERA_TILE_STAGED_RUNNERS }

@@ -10,8 +10,9 @@ namespace tessera::tile_staged_tests {
 
 // Every BM x BN tile of `src` (fp32) goes through the consumers' accumulator layout, is cast to T and stored
 // through the copy engine at the same place of `dst`: dst = T(src), exactly, and nothing outside dst is
-// written. A persistent block stores several tiles, so the staging buffers are reused across tiles.
-template <class T, int BM, int BN, int CONSUMERS, tile::Consumers MODE>
+// written. With ADD the store adds the same tile of `add` (which may be dst itself): dst = T(src + add). A
+// persistent block stores several tiles, so the staging buffers are reused across tiles.
+template <class T, int BM, int BN, int CONSUMERS, tile::Consumers MODE, bool ADD>
 struct StoreAsyncTiles {
   using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;  // never filled: nothing is loaded
   using Pipe = tile::PipelineShape<Stage, 1, CONSUMERS, MODE, tile::NoResident, 1, T>;
@@ -19,7 +20,7 @@ struct StoreAsyncTiles {
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   struct Params {
     tile::View2<const float> src;
-    tile::TmaTensor<T, 16, 128 / sizeof(T)> dst;
+    tile::TmaTensor<T, 16, 128 / sizeof(T)> dst, add;
     tile::TileSchedule schedule;
   };
   template <class Block>
@@ -29,8 +30,9 @@ struct StoreAsyncTiles {
       const tile::Coord at{t.row * BM, t.col * BN};
       pipe.producer(0, [&](Stage&, int64_t) {});
       pipe.consumers([&] {
-        const auto tile = cast<T>(load_like(blk, mma_accumulator<BM, BN>(pipe), p.src, at));
-        pipe.store_async(blk, p.dst, at, tile);
+        const auto tile = load_like(blk, mma_accumulator<BM, BN>(pipe), p.src, at);
+        if constexpr (ADD) pipe.store_async(blk, p.dst, at, tile, p.add);
+        else pipe.store_async(blk, p.dst, at, cast<T>(tile));
       });
     }
   }
@@ -74,14 +76,18 @@ struct MmaStore {
 };
 
 // The configurations tested, each named for the test's messages.
-struct StoreConfig { int bm, bn, consumers; bool pingpong; int dtype; const char* why; };  // dtype: 0 bf16, 1 f16, 2 f32
+// dtype: 0 bf16, 1 f16, 2 f32. add: 0 none, 1 a tensor of its own, 2 the destination itself (in place).
+struct StoreConfig { int bm, bn, consumers; bool pingpong; int dtype, add; const char* why; };
 inline constexpr StoreConfig kStoreConfigs[] = {
-    {64, 64, 1, false, 0, "64 x 64 bf16, one warpgroup, one box a warp"},
-    {64, 128, 1, false, 1, "64 x 128 f16, one warpgroup"},
-    {128, 128, 2, true, 0, "128 x 128 bf16, ping-pong: a warpgroup a tile, staging buffers reused within a tile"},
-    {128, 128, 2, false, 0, "128 x 128 bf16, two cooperative warpgroups"},
-    {128, 256, 2, false, 0, "128 x 256 bf16, two cooperative warpgroups, staging buffers reused within a tile"},
-    {128, 128, 2, false, 2, "128 x 128 f32, two cooperative warpgroups, four boxes a row of a warp"},
+    {64, 64, 1, false, 0, 0, "64 x 64 bf16, one warpgroup, one box a warp"},
+    {64, 128, 1, false, 1, 0, "64 x 128 f16, one warpgroup"},
+    {128, 128, 2, true, 0, 0, "128 x 128 bf16, ping-pong: a warpgroup a tile, staging buffers reused within a tile"},
+    {128, 128, 2, false, 0, 0, "128 x 128 bf16, two cooperative warpgroups"},
+    {128, 256, 2, false, 0, 0, "128 x 256 bf16, two cooperative warpgroups, staging buffers reused within a tile"},
+    {128, 128, 2, false, 2, 0, "128 x 128 f32, two cooperative warpgroups, four boxes a row of a warp"},
+    {128, 256, 2, false, 0, 1, "128 x 256 bf16 adding another tensor, two cooperative warpgroups"},
+    {128, 128, 2, true, 2, 2, "128 x 128 f32 adding in place, ping-pong"},
+    {64, 64, 1, false, 1, 2, "64 x 64 f16 adding in place, one warpgroup"},
 };
 inline constexpr int kNumStoreConfigs = int(sizeof(kStoreConfigs) / sizeof(kStoreConfigs[0]));
 

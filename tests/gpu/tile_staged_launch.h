@@ -29,15 +29,16 @@ bool staged_pipeline_runs() {
 }
 }  // namespace
 
-bool store_async_tiles(int config, const Tensor& src, const Tensor& dst) {
+bool store_async_tiles(int config, const Tensor& src, const Tensor& dst, const Tensor& add) {
   if (!staged_pipeline_runs()) return false;
   with_index<kNumStoreConfigs>(config, [&](auto index) {
     constexpr StoreConfig S = kStoreConfigs[decltype(index)::value];
     using T = std::conditional_t<S.dtype == 0, bf16, std::conditional_t<S.dtype == 1, f16, float>>;
-    using K = StoreAsyncTiles<T, S.bm, S.bn, S.consumers, mode(S.pingpong)>;
+    using K = StoreAsyncTiles<T, S.bm, S.bn, S.consumers, mode(S.pingpong), S.add != 0>;
     typename K::Params p{};
     p.src = ops::as_rows<const float>(src);
     p.dst = tile::active::make_tma_tensor<16, 128 / sizeof(T)>(ops::as_rows<const T>(dst));
+    if (S.add != 0) p.add = tile::active::make_tma_tensor<16, 128 / sizeof(T)>(ops::as_rows<const T>(S.add == 2 ? dst : add));
     p.schedule = {(p.src.extent[0] + S.bm - 1) / S.bm, (p.src.extent[1] + S.bn - 1) / S.bn, 8, 1, 1};
     // Fewer blocks than tiles, so that blocks store several.
     const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(3, p.schedule.count()));

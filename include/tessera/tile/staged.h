@@ -216,10 +216,12 @@ struct PipelineShape {
   static constexpr size_t resident_bytes = (ResidentT::bytes + 1023) / 1024 * 1024;
   using Out = OUT;
   static constexpr size_t store_bytes = std::is_void_v<OUT> ? 0 : CONSUMERS * kStoreBufferBytes;
+  static constexpr int store_barriers = std::is_void_v<OUT> ? 0 : CONSUMERS * 8;  // a staging buffer's box loaded
   // The resident tiles, the stages, the store staging buffers, then a full and an empty barrier per stage, a
-  // turn barrier per consumer (ping-pong) and a full and an empty barrier for the resident tiles.
+  // turn barrier per consumer (ping-pong), a full and an empty barrier for the resident tiles, and one barrier
+  // per staging buffer.
   static constexpr size_t shared_bytes = 1024 /* alignment slack */ + resident_bytes + STAGES * stage_stride +
-                                         store_bytes + (2 * STAGES + CONSUMERS + 2) * sizeof(uint64_t);
+                                         store_bytes + (2 * STAGES + CONSUMERS + 2 + store_barriers) * sizeof(uint64_t);
   static_assert(shared_bytes <= 227 * 1024, "more shared memory than a Hopper block may have: fewer stages");
 };
 

@@ -38,4 +38,20 @@ TILE_DEVICE void store_output(Block& blk, Pipe& pipe, const tile::View2<TO>& c, 
   store(blk, c, at, out);
 }
 
+// The epilogue of a staged kernel's tile, stored: where the copy engine reads the residual
+// (residual_by_copy_engine), the store adds it on its way out (Pipeline::store_async with a source) instead of
+// per-element loads in the epilogue; otherwise as store_output above. Params: the matmul's (c, c_boxes,
+// c_by_copy_engine, residual_boxes, residual_by_copy_engine, epilogue, bias, residual).
+template <class TO, class Block, class Pipe, class Params, class Acc>
+TILE_DEVICE void store_epilogue(Block& blk, Pipe& pipe, const Params& p, const Acc& acc, tile::Coord at) {
+  if (p.residual_by_copy_engine) {
+    EpilogueParams without_residual = p.epilogue;
+    without_residual.has_residual = false;
+    return pipe.store_async(blk, p.c_boxes, at, apply_epilogue(blk, acc, without_residual, p.bias, p.residual, at),
+                            p.residual_boxes);
+  }
+  store_output(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, at,
+               cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, at)));
+}
+
 }  // namespace tessera::ops::kernels

@@ -159,6 +159,8 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   const int64_t sms = tile::active::multiprocessor_count();
   fill_epilogue<K, T, TO>(p, a, m);
   set_copy_engine_output(p, a.c);
+  p.residual_by_copy_engine = p.c_by_copy_engine && p.epilogue.has_residual && tile::tma_compatible(p.residual);
+  if (p.residual_by_copy_engine) p.residual_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(p.residual);
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1, CLUSTER};
   p.schedule.splits = K::may_split ? choose_splits(p.schedule.tiles(), p.k_tiles, sms) : 1;

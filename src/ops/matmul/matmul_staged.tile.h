@@ -7,7 +7,8 @@
 //     consumers: acc = 0
 //                for each stage: acc += A_tile @ B_tile^T           -- wait for the stage, mma, release it
 //                one split:  C[m0.., n0..] = alpha * act(acc + bias) + residual
-//                            (through the copy engine where it can write C: store_async)
+//                            (through the copy engine where it can write C: store_async, which also
+//                            reads the residual and adds it on the way out)
 //                several:    partial[s][tile] = acc
 //                            the last split of the tile to finish: C[m0.., n0..] = epilogue(sum of partials)
 //
@@ -53,6 +54,8 @@ struct MatmulStaged {
     tile::View2<TO> c;
     tile::TmaTensor<TO, 16, 128 / sizeof(TO)> c_boxes;  // C for the copy engine, when it can write C
     bool c_by_copy_engine;                              // (tma_store_compatible)
+    tile::TmaTensor<TO, 16, 128 / sizeof(TO)> residual_boxes;  // the residual, where the copy engine stores C
+    bool residual_by_copy_engine;                              // and can read it: added by the store
     tile::View1<float> partials;   // splits x tiles slots of BM x BN floats when the schedule splits K
     tile::View2<int32_t> arrivals; // [tile rows, tile cols] when it splits K: zero, and left zero
     EpilogueParams epilogue;
@@ -83,8 +86,7 @@ struct MatmulStaged {
             for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_fragments(blk, acc, p.partials, s * tiles + tile);
           }
         }
-        store_output(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, {m0, n0},
-                     cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+        store_epilogue<TO>(blk, pipe, p, acc, {m0, n0});
       });
     }
   }

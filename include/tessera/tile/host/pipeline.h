@@ -113,6 +113,12 @@ class Pipeline {
     }
     store(blk, out, at, t);
   }
+  // See the CUDA pipeline: T(t + add), add read at the same place (it may be dst itself).
+  template <class T, int BR, int BC, int M, int N>
+  void store_async(const Block& blk, const TmaTensor<T, BR, BC>& dst, Coord at, const Tile<float, M, N>& t,
+                   const TmaTensor<T, BR, BC>& add) {
+    store_async(blk, dst, at, cast<T>(t + cast<float>(load<M, N>(blk, add.view, at))));
+  }
 
   // Rows [first_row, R) of a stage's tile read as zeros from here on (values past a sequence's end may hold
   // anything, and 0 * NaN is NaN). All consumer threads of the tile call it, after the stage is full.
