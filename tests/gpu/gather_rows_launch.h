@@ -3,20 +3,15 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/with_index.h"
 #include "gather_rows_kernels.h"
 #include "ops/common/views.h"
 
 namespace tessera::gather_rows_tests::TESSERA_TILE_BACKEND {
 
-namespace {
-// f(std::integral_constant<size_t, layout>) for a layout index known at run time.
-template <size_t COUNT, class F>
-void for_layout(int layout, F&& f) {
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    ((layout == int(I) ? (f(std::integral_constant<size_t, I>{}), 0) : 0), ...);
-  }(std::make_index_sequence<COUNT>{});
-}
+using tessera::testing::with_index;
 
+namespace {
 template <class K, class T>
 void launch_rows(const Tensor& src, const Tensor& dst, const Tensor& tile_out, int64_t row0, int64_t col0) {
   typename K::Params p{ops::as_view<const T, 3>(src), ops::as_view<T, 3>(dst), ops::as_rows<T>(tile_out), row0, col0};
@@ -26,7 +21,7 @@ void launch_rows(const Tensor& src, const Tensor& dst, const Tensor& tile_out, i
 
 void gather_scatter(int layout, const Tensor& src, const Tensor& dst, const Tensor& gather_idx, const Tensor& scatter_idx,
                     const Tensor& tile_out, int64_t col0) {
-  for_layout<kNumGatherLayouts>(layout, [&](auto index) {
+  with_index<kNumGatherLayouts>(layout, [&](auto index) {
     constexpr GatherLayout L = kGatherLayouts[decltype(index)::value];
     using T = std::conditional_t<L.bf16, bf16, float>;
     using K = GatherScatter<T, L.rows, L.cols, L.threads>;
@@ -37,7 +32,7 @@ void gather_scatter(int layout, const Tensor& src, const Tensor& dst, const Tens
 }
 
 void rows_of_rank3(int layout, const Tensor& src, const Tensor& dst, const Tensor& tile_out, int64_t row0, int64_t col0) {
-  for_layout<kNumGatherLayouts>(layout, [&](auto index) {
+  with_index<kNumGatherLayouts>(layout, [&](auto index) {
     constexpr GatherLayout L = kGatherLayouts[decltype(index)::value];
     using T = std::conditional_t<L.bf16, bf16, float>;
     launch_rows<RowsOfRank3<T, L.rows, L.cols, L.threads>, T>(src, dst, tile_out, row0, col0);
@@ -49,7 +44,7 @@ bool accumulator_rows_of_rank3(int layout, const Tensor& src, const Tensor& dst,
 #if defined(__CUDACC__)
   if (!tile::cuda::device_is_hopper()) return false;  // the staged pipeline runs on Hopper only
 #endif
-  for_layout<kNumAccumulatorLayouts>(layout, [&](auto index) {
+  with_index<kNumAccumulatorLayouts>(layout, [&](auto index) {
     constexpr AccumulatorLayout L = kAccumulatorLayouts[decltype(index)::value];
     using T = std::conditional_t<L.bf16, bf16, float>;
     launch_rows<AccumulatorRowsOfRank3<T, L.cols>, T>(src, dst, tile_out, row0, col0);

@@ -2,19 +2,16 @@
 #pragma once
 #include <utility>
 
+#include "common/with_index.h"
 #include "ops/common/views.h"
 #include "tile_op_kernels.h"
 #include "tile_op_runners.h"
 
 namespace tessera::tile_op_tests::TESSERA_TILE_BACKEND {
 
+using tessera::testing::with_index;
+
 namespace {
-template <class F, size_t... I>
-void with_index(int i, F&& f, std::index_sequence<I...>) {
-  ((i == int(I) ? (f(std::integral_constant<int, int(I)>{}), 0) : 0), ...);
-}
-template <int N, class F>
-void with_index(int i, F&& f) { with_index(i, std::forward<F>(f), std::make_index_sequence<N>{}); }
 
 template <class T>
 tile::View2<T> strided_view(const Tensor& t, int64_t offset, int64_t col_stride, int64_t rows, int64_t cols) {

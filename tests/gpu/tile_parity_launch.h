@@ -2,6 +2,7 @@
 #pragma once
 #include <utility>
 
+#include "common/with_index.h"
 #include "ops/common/views.h"
 #include "tile_parity.h"
 #include "tile_parity_kernels.h"
@@ -9,15 +10,7 @@
 namespace tessera::tile_tests::TESSERA_TILE_BACKEND {
 
 using ops::as_rows;
-
-namespace {
-template <class F, size_t... I>
-void with_index(int i, F&& f, std::index_sequence<I...>) {
-  ((i == int(I) ? (f(std::integral_constant<int, int(I)>{}), 0) : 0), ...);
-}
-template <int N, class F>
-void with_index(int i, F&& f) { with_index(i, std::forward<F>(f), std::make_index_sequence<N>{}); }
-}  // namespace
+using tessera::testing::with_index;
 
 void elementwise(int layout, const Tensor& x, const Tensor& y, const Tensor& out) {
   with_index<kNumLayouts>(layout, [&](auto I) {

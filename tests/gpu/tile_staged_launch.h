@@ -3,21 +3,16 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/with_index.h"
 #include "ops/common/views.h"
 #include "tile_staged.h"
 #include "tile_staged_kernels.h"
 
 namespace tessera::tile_staged_tests::TESSERA_TILE_BACKEND {
 
-namespace {
-// f(std::integral_constant<size_t, i>) for an index known at run time.
-template <size_t COUNT, class F>
-void with_index(int i, F&& f) {
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    ((i == int(I) ? (f(std::integral_constant<size_t, I>{}), 0) : 0), ...);
-  }(std::make_index_sequence<COUNT>{});
-}
+using tessera::testing::with_index;
 
+namespace {
 constexpr tile::Consumers mode(bool pingpong) { return pingpong ? tile::Consumers::pingpong : tile::Consumers::cooperative; }
 
 bool staged_pipeline_runs() {
