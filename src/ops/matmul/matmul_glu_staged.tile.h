@@ -15,8 +15,6 @@
 // tiles fill the multiprocessors. Edges: the copy engine reads zeros past M, K and the weights' 2I rows; a gate
 // tile that runs past row I reads up rows, but only into outputs past I, which the store drops.
 #pragma once
-#include <type_traits>
-
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/staged.h"
 #include "tessera/tile/tile.h"

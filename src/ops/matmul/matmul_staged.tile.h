@@ -24,8 +24,6 @@
 // column: they read the same B tile, which each fetches a share of for all (load_async_multicast), so L2
 // serves B once per cluster. Clustered configurations do not split K.
 #pragma once
-#include <type_traits>
-
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/staged.h"
 #include "tessera/tile/tile.h"
