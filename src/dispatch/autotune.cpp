@@ -183,6 +183,11 @@ json to_json(const std::map<std::string, Entry>& entries) {
     json timings = json::object();
     for (const auto& [name, us] : e.timings) timings[name] = us;
     out[key] = {{"choice", e.choice}, {"us", e.us}, {"timings", timings}};
+    if (!e.sustained.empty()) {
+      json sustained = json::object();
+      for (const auto& [name, us] : e.sustained) sustained[name] = us;
+      out[key]["sustained"] = sustained;
+    }
   }
   return doc;
 }
@@ -200,6 +205,8 @@ std::optional<std::map<std::string, Entry>> from_json(const json& doc) {
     e.us = v.at("us").get<double>();
     if (v.contains("timings"))
       for (const auto& [name, us] : v.at("timings").items()) e.timings[name] = us.get<double>();
+    if (v.contains("sustained"))
+      for (const auto& [name, us] : v.at("sustained").items()) e.sustained[name] = us.get<double>();
     if (e.choice.empty()) throw std::runtime_error("entry '" + key + "' has an empty choice");
     entries[key] = std::move(e);
   }
@@ -330,9 +337,11 @@ bool launch_ok(const Candidate& c) {
 }  // namespace
 #endif
 
-std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream) {
+std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream, Timing timing) {
 #if TESSERA_WITH_CUDA
-  constexpr int kWarmup = 2, kRuns = 7;
+  // Sustained: kRuns bursts of kBurst launches, each burst after one flush.
+  constexpr int kWarmup = 2, kRuns = 7, kBurst = 6;
+  const int launches = timing == Timing::sustained ? kBurst : 1;
   const auto s = static_cast<cudaStream_t>(stream);
   cudaGetLastError();  // an earlier, unrelated error must not be blamed on this candidate
   // The first launch also checks that the candidate can run at all (resources, grid limits).
@@ -351,11 +360,11 @@ std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream) {
   for (int i = 0; i < kRuns && ok; ++i) {
     if (flush.ptr) cudaMemsetAsync(flush.ptr, i & 0xff, flush.bytes, s);
     cudaEventRecord(start, s);
-    ok = launch_ok(c);
+    for (int l = 0; l < launches && ok; ++l) ok = launch_ok(c);
     cudaEventRecord(stop, s);
     float ms = 0;
     ok = ok && cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
-    us.push_back(double(ms) * 1e3);
+    us.push_back(double(ms) * 1e3 / launches);
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
@@ -365,6 +374,7 @@ std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream) {
 #else
   (void)c;
   (void)stream;
+  (void)timing;
   return std::nullopt;
 #endif
 }
@@ -444,18 +454,38 @@ size_t select_index_with(const Key& key, const std::vector<Candidate>& candidate
   }
   const std::vector<Candidate>& timed = stand_ins != nullptr ? substitutes : candidates;
   Entry entry;
-  size_t best = candidates.size();
+  auto time = [&](size_t i, Timing timing) {
+    return timer ? timer(timed[i], stream, timing) : gpu_time_us(timed[i], stream, timing);
+  };
+  std::vector<std::pair<double, size_t>> cold;  // (microseconds, candidate) of those that ran
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::optional<double> us = timer ? timer(timed[i], stream) : gpu_time_us(timed[i], stream);
+    const std::optional<double> us = time(i, Timing::cold);
     if (!us) continue;
     entry.timings[candidates[i].name] = *us;
-    if (best == candidates.size() || *us < entry.us) {
-      best = i;
-      entry.us = *us;
+    cold.emplace_back(*us, i);
+  }
+  if (cold.empty()) return heuristic;  // nothing ran: do not remember a guess
+  std::stable_sort(cold.begin(), cold.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  size_t best = cold.front().second;
+  const double fastest = cold.front().first;
+  size_t near_ties = 0;
+  while (near_ties < cold.size() && near_ties < kMostRetimed && cold[near_ties].first <= fastest * (1 + kNearTie))
+    ++near_ties;
+  if (fastest >= kSustainedFromUs && near_ties > 1) {
+    std::optional<double> best_sustained;
+    for (size_t t = 0; t < near_ties; ++t) {
+      const size_t i = cold[t].second;
+      const std::optional<double> us = time(i, Timing::sustained);
+      if (!us) continue;
+      entry.sustained[candidates[i].name] = *us;
+      if (!best_sustained || *us < *best_sustained) {
+        best_sustained = *us;
+        best = i;
+      }
     }
   }
-  if (best == candidates.size()) return heuristic;  // nothing ran: do not remember a guess
   entry.choice = candidates[best].name;
+  entry.us = entry.timings.at(entry.choice);
   {
     std::lock_guard<std::mutex> lock(st.mutex);
     st.memory[key_str] = entry;

@@ -27,14 +27,21 @@ struct Fake {
   }
 };
 
-// A timer from a table of times by name (missing: the candidate fails); counts its calls.
+// A timer from a table of times by name (missing: the candidate fails); counts its calls. Sustained timings
+// come from their own table where it names the candidate, else from the cold one.
 struct FakeTimer {
   std::map<std::string, double> us;
+  std::map<std::string, double> sustained_us = {};
   int calls = 0;
+  std::vector<std::string> sustained_calls = {};
   at::Timer get() {
-    return [this](const at::Candidate& c, StreamHandle) -> std::optional<double> {
+    return [this](const at::Candidate& c, StreamHandle, at::Timing timing) -> std::optional<double> {
       ++calls;
       c.launch();
+      if (timing == at::Timing::sustained) {
+        sustained_calls.push_back(c.name);
+        if (auto it = sustained_us.find(c.name); it != sustained_us.end()) return it->second;
+      }
       auto it = us.find(c.name);
       if (it == us.end()) return std::nullopt;
       return it->second;
@@ -70,6 +77,48 @@ TEST_F(AutotuneTest, PicksTheFastestAndRemembersIt) {
   EXPECT_EQ(mem.at(key().str()).choice, "fast");
   EXPECT_DOUBLE_EQ(mem.at(key().str()).us, 10.0);
   EXPECT_EQ(mem.at(key().str()).timings.size(), 3u);
+}
+
+TEST_F(AutotuneTest, NearTiesOfLongCallsAreDecidedBySustainedTimings) {
+  Fake f;
+  // Cold: "fast" wins by 2%, "middle" is 4% off (both near), "slow" 10% off (not re-timed). Sustained: "middle".
+  FakeTimer t{{{"slow", 1100.0}, {"fast", 1000.0}, {"middle", 1040.0}}, {{"fast", 980.0}, {"middle", 950.0}}};
+  at::set_timer(t.get());
+  EXPECT_EQ(at::select(key(), f.candidates, 0, nullptr).name, "middle");
+  EXPECT_EQ(t.sustained_calls, (std::vector<std::string>{"fast", "middle"}));  // fastest cold first
+  auto entry = at::memory_entries().at(key().str());
+  EXPECT_DOUBLE_EQ(entry.us, 1040.0);  // the choice's cold time
+  EXPECT_EQ(entry.timings.size(), 3u);
+  EXPECT_EQ(entry.sustained, (std::map<std::string, double>{{"fast", 980.0}, {"middle", 950.0}}));
+  // The sustained timings survive the file; a new process keeps the choice without timing.
+  at::clear_memory_cache();
+  EXPECT_EQ(at::read_cache_file(cache_file()).at(key().str()).sustained.at("middle"), 950.0);
+  EXPECT_EQ(at::select(key(), f.candidates, 0, nullptr).name, "middle");
+  EXPECT_EQ(t.calls, 5);
+}
+
+TEST_F(AutotuneTest, ShortCallsAndClearWinnersAreNotRetimed) {
+  Fake f;
+  // Below kSustainedFromUs: the cold winner, whatever sustained timings would say.
+  FakeTimer t{{{"slow", 31.0}, {"fast", 30.0}, {"middle", 30.5}}, {{"middle", 1.0}}};
+  at::set_timer(t.get());
+  EXPECT_EQ(at::select(key(), f.candidates, 0, nullptr).name, "fast");
+  // Long, but no other candidate within kNearTie.
+  FakeTimer u{{{"slow", 3000.0}, {"fast", 1000.0}, {"middle", 1060.0}}, {{"middle", 1.0}}};
+  at::set_timer(u.get());
+  EXPECT_EQ(at::select(key("m64_n32_k64"), f.candidates, 0, nullptr).name, "fast");
+  EXPECT_TRUE(t.sustained_calls.empty());
+  EXPECT_TRUE(u.sustained_calls.empty());
+  EXPECT_TRUE(at::memory_entries().at(key().str()).sustained.empty());
+  // A near-tie whose sustained timing fails is dropped from the re-timing; the other still decides.
+  FakeTimer v{{{"slow", 1000.0}, {"fast", 1000.0}, {"middle", 1010.0}}, {}};
+  v.sustained_us = {{"middle", 900.0}};
+  at::set_timer([&](const at::Candidate& c, StreamHandle s, at::Timing timing) -> std::optional<double> {
+    if (timing == at::Timing::sustained && c.name == "slow") return std::nullopt;
+    return v.get()(c, s, timing);
+  });
+  EXPECT_EQ(at::select(key("m128_n32_k64"), f.candidates, 0, nullptr).name, "middle");
+  EXPECT_EQ(v.sustained_calls, (std::vector<std::string>{"fast", "middle"}));
 }
 
 TEST_F(AutotuneTest, FailingCandidatesAreSkipped) {
@@ -109,7 +158,7 @@ TEST_F(AutotuneTest, CacheRoundTripThroughTheFile) {
 }
 
 TEST_F(AutotuneTest, ACachedChoiceThatIsNoLongerACandidateIsRetuned) {
-  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"removed_config", 1.0, {}}}});
+  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"removed_config", 1.0, {}, {}}}});
   Fake f;
   FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};
   at::set_timer(t.get());
@@ -182,7 +231,7 @@ TEST_F(AutotuneTest, ACorruptFileIsIgnoredWithOneWarningAndRewritten) {
   ::testing::internal::GetCapturedStderr();
 }
 
-at::Entry entry_for(int i) { return at::Entry{"c" + std::to_string(i % 3), double(i), {{"c0", double(i)}}}; }
+at::Entry entry_for(int i) { return at::Entry{"c" + std::to_string(i % 3), double(i), {{"c0", double(i)}}, {}}; }
 
 TEST_F(AutotuneTest, ConcurrentProcessesLoseNoEntries) {
   constexpr int kProcesses = 4, kKeysEach = 20;
@@ -224,7 +273,7 @@ TEST_F(AutotuneTest, ConcurrentProcessesLoseNoEntries) {
 TEST_F(AutotuneTest, ConcurrentThreadsSelectingDifferentKeys) {
   FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};
   std::mutex calls_mutex;
-  at::set_timer([&](const at::Candidate& c, StreamHandle) -> std::optional<double> {
+  at::set_timer([&](const at::Candidate& c, StreamHandle, at::Timing) -> std::optional<double> {
     std::lock_guard<std::mutex> lock(calls_mutex);
     ++t.calls;
     return t.us.at(c.name);
@@ -249,7 +298,7 @@ TEST_F(AutotuneTest, DisabledUsesTheHeuristicAndNeverTimes) {
   Fake f;
   FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};
   at::set_timer(t.get());
-  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"fast", 1.0, {}}}});
+  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"fast", 1.0, {}, {}}}});
   ::setenv("TESSERA_AUTOTUNE", "0", 1);
   EXPECT_FALSE(at::enabled());
   EXPECT_EQ(at::select_index(key(), f.candidates, 2, nullptr), 2u);          // not even the cached choice
@@ -332,7 +381,7 @@ TEST_F(AutotuneTest, BadArguments) {
   EXPECT_THROW(at::select_index(key(), {}, 0, nullptr), Error);
   EXPECT_THROW(at::select_index(key(), f.candidates, 3, nullptr), Error);
   f.candidates[2].name = "slow";
-  at::set_timer([](const at::Candidate&, StreamHandle) { return std::optional<double>(1.0); });
+  at::set_timer([](const at::Candidate&, StreamHandle, at::Timing) { return std::optional<double>(1.0); });
   EXPECT_THROW(at::select_index(key(), f.candidates, 0, nullptr), Error);
 }
 

@@ -15,7 +15,11 @@
 //   4. otherwise (tile-cuda only) every candidate is timed (timer(): CUDA events, warm-up, median of several
 //      runs, L2 flushed before each run), the fastest is kept in memory and written to disk. A candidate that
 //      fails to launch is skipped and its error cleared; when all fail, or the stream is being captured into a
-//      CUDA graph, the heuristic is used and nothing is remembered.
+//      CUDA graph, the heuristic is used and nothing is remembered. For long calls (the fastest at least
+//      kSustainedFromUs) the candidates within kNearTie of the fastest are timed again in bursts of
+//      back-to-back launches (Timing::sustained), and the fastest of those is kept: one cold launch and a long
+//      run of them can rank near-ties differently (by 5-13% for large matmuls on an H200: clocks under
+//      sustained load, each launch overlapping the previous one's tail).
 // Host backends pass Where::host: always the heuristic (a forced choice still applies, so host tests can run
 // every configuration).
 //
@@ -32,7 +36,9 @@
 //
 // On disk: $TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; the file autotune.json:
 //   {"schema": 1, "tessera": "0.1.0", "entries": {"<key>": {"choice": "<name>", "us": 12.5,
-//                                                          "timings": {"<name>": 12.5, ...}}}}
+//                                                          "timings": {"<name>": 12.5, ...},
+//                                                          "sustained": {"<name>": 11.9, ...}}}}
+// ("sustained" only where near-ties were re-timed).
 // A file of another schema or tessera version is ignored (and replaced at the next write); a corrupt or
 // truncated file is ignored with one warning and rewritten. Writers take an flock on autotune.json.lock, merge their
 // entries into what is on disk at that moment, write a temporary file and rename it over the old one, so
@@ -92,11 +98,20 @@ size_t select_index(const Key& key, const std::vector<Candidate>& candidates, si
                     StreamHandle stream, Where where, const StandIns& stand_ins);
 
 // ---- the timer ----
+// How a candidate is timed. cold: one launch after the L2 is flushed (a call inside a model step), the median
+// of several. sustained: bursts of back-to-back launches after one flush, microseconds per launch, the median
+// burst (a long run of heavy calls).
+enum class Timing { cold, sustained };
+// Near-ties of calls whose fastest cold time is at least kSustainedFromUs (their operands outgrow L2, so
+// back-to-back launches do not find them cached) are re-timed sustained: those within kNearTie of the fastest,
+// at most kMostRetimed of them.
+inline constexpr double kSustainedFromUs = 100, kNearTie = 0.05;
+inline constexpr size_t kMostRetimed = 4;
 // Times one candidate on `stream`: its typical run time in microseconds, or nullopt when it cannot run (the
 // error is cleared). The default times on the GPU; tests inject a fake.
-using Timer = std::function<std::optional<double>(const Candidate&, StreamHandle)>;
+using Timer = std::function<std::optional<double>(const Candidate&, StreamHandle, Timing)>;
 void set_timer(Timer timer);  // nullptr restores the GPU timer
-std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream);
+std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream, Timing timing = Timing::cold);
 
 // ---- settings ----
 // Tuning on first use (TESSERA_AUTOTUNE, default 1); nullopt restores the environment's value.
@@ -108,8 +123,9 @@ void force(const std::string& op, const std::string& name);
 // ---- the cache ----
 struct Entry {
   std::string choice;
-  double us = 0;
-  std::map<std::string, double> timings;  // every candidate that ran, microseconds
+  double us = 0;                            // the choice's cold time
+  std::map<std::string, double> timings;    // every candidate that ran, microseconds (cold)
+  std::map<std::string, double> sustained;  // the near-ties re-timed sustained, microseconds per launch
 };
 std::string cache_dir();   // where the cache lives now (environment read at each call)
 std::string cache_file();  // cache_dir() + "/autotune.json"
