@@ -170,7 +170,6 @@ static void gelu(const char* cfg, Buffers& B, int64_t m, int64_t k) {
     p.x = rows_view<const bf16>(B.x[s], 1, m * k, m * k);
     p.y = rows_view<bf16>(B.y[s], 1, m * k, m * k);
     p.col_blocks = (m * k + COLS - 1) / COLS;
-    p.tanh_approx = false;
     tl::cuda::launch<K>({p.col_blocks}, p, nullptr);
   });
   report("gelu", m, k, cfg, 2.0 * m * k * 2, us);
@@ -229,7 +228,7 @@ static void gather(const char* cfg, Buffers& B, bf16* table, int32_t* ids, int64
 #define RMS(R, C, TH, MB) rms<WithMinBlocks<kn::RmsNorm<bf16, bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R, res)
 #define LN(R, C, TH, MB) layer<WithMinBlocks<kn::LayerNorm<bf16, bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R)
 #define SM(R, C, TH, MB) softmax<WithMinBlocks<kn::Softmax<bf16, R, C, TH, true>, MB>>(#R "x" #C "/" #TH " mb" #MB, B, m, k, R)
-#define GELU(R, C, TH, MB) gelu<WithMinBlocks<kn::Gelu<bf16, R, C, TH>, MB>, C>(#R "x" #C "/" #TH " mb" #MB, B, m, k)
+#define GELU(R, C, TH, MB) gelu<WithMinBlocks<kn::Gelu<bf16, R, C, TH, false>, MB>, C>(#R "x" #C "/" #TH " mb" #MB, B, m, k)
 #define SILU(R, C, TH, MB) silu<WithMinBlocks<kn::SiluAndMul<bf16, R, C, TH>, MB>, R, C>(#R "x" #C "/" #TH " mb" #MB, xx, B, m, k)
 #define ROPE(H, HALF, TH, MB) rope<WithMinBlocks<kn::Rope<bf16, H, HALF, TH>, MB>, H>(#H "x" #HALF "/" #TH " mb" #MB, B, pos, inv_freq, m, k)
 #define GATHER(R, C, TH) gather<kn::EmbeddingGather<bf16, R, C, TH>, R, C>(#R "x" #C "/" #TH, B, table, ids, vocab, m, k)

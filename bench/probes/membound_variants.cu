@@ -29,12 +29,13 @@ using namespace tessera;
 using tessera::bf16;
 using tile::View2;
 
-enum class Map { identity, erf, tanh };
+enum class Map { identity, erf, tanh, phi };
 
 template <Map M>
 TILE_DEVICE auto gelu_of(const auto& x) {
   if constexpr (M == Map::identity) return x * 0.5f;
   else if constexpr (M == Map::erf) return 0.5f * x * (1.f + erf(x * 0.7071067811865476f));
+  else if constexpr (M == Map::phi) return x * normal_cdf_coarse(x);  // the library's 16-bit gelu (session 19)
   else return 0.5f * x * (1.f + tanh(0.7978845608028654f * (x + 0.044715f * (x * x * x))));
 }
 
@@ -72,6 +73,54 @@ struct MapPrefetch {
       store(blk, p.y, {0, t * COLS}, cast<bf16>(gelu_of<M>(cast<float>(x))));
       x = next;
     }
+  }
+};
+
+// layer_norm's one-pass kernel with weight and bias read after the reductions, not before: they are the same
+// for every row (L1 / L2 hits), and while the reductions run they only hold registers that could be another
+// row's loads (session 25).
+struct LayerNormParams {
+  View2<const bf16> x, weight, bias;
+  View2<bf16> y;
+  float eps;
+};
+template <int COLS, int THREADS>
+struct LayerNormLate {
+  static constexpr int threads = THREADS;
+  using Params = LayerNormParams;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0);
+    const float n = float(p.x.extent[1]);
+    const auto x = cast<float>(load<1, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges));
+    const auto mean = row_sum(x) / n;
+    const auto d = x - mean;
+    const auto shift = row_sum(d) / n;
+    const auto rstd = rsqrt(maximum(row_sum(d * d) / n - shift * shift, 0.f) + p.eps);
+    const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}, 0.f, tile::cold_edges));
+    const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}, 0.f, tile::cold_edges));
+    store(blk, p.y, {r0, 0}, cast<bf16>((d - shift) * rstd * w + b), tile::cold_edges);
+  }
+};
+
+// The same with the row kept as 16-bit values: each pass widens it again (one instruction for two elements)
+// instead of holding it as fp32, so a thread holds half the registers for its row.
+template <int COLS, int THREADS>
+struct LayerNormRaw {
+  static constexpr int threads = THREADS;
+  using Params = LayerNormParams;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0);
+    const float n = float(p.x.extent[1]);
+    const auto x = load<1, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges);
+    const auto mean = row_sum(cast<float>(x)) / n;
+    const auto shift = row_sum(cast<float>(x) - mean) / n;
+    const auto d2 = (cast<float>(x) - mean) * (cast<float>(x) - mean);
+    const auto rstd = rsqrt(maximum(row_sum(d2) / n - shift * shift, 0.f) + p.eps);
+    const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}, 0.f, tile::cold_edges));
+    const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}, 0.f, tile::cold_edges));
+    store(blk, p.y, {r0, 0}, cast<bf16>((cast<float>(x) - (mean + shift)) * rstd * w + b), tile::cold_edges);
   }
 };
 
@@ -156,27 +205,54 @@ int run(const char* filter) {
     const View2<const bf16> b{static_cast<const bf16*>(wb) + 16384, {1, cols}, {cols, 1}};
     if (cols == 8192) {
       using K = ops::kernels::LayerNorm<bf16, bf16, 1, 8192, 256, true>;
-      bench.time<K, 2>("layer_norm main, mb2", rows, {xv, w, b, yv, 1e-5f}, bytes);
+      bench.time<K, 3>("layer_norm main, mb3", rows, {xv, w, b, yv, 1e-5f}, bytes);
     } else {
       using K = ops::kernels::LayerNorm<bf16, bf16, 1, 4096, 128, true>;
-      bench.time<K, 4>("layer_norm main, mb4", rows, {xv, w, b, yv, 1e-5f}, bytes);
+      bench.time<K, 6>("layer_norm main, mb6", rows, {xv, w, b, yv, 1e-5f}, bytes);
+    }
+
+    if (cols == 8192) {
+      const typename LayerNormLate<8192, 256>::Params lp{xv, w, b, yv, 1e-5f};
+      bench.time<LayerNormLate<8192, 256>, 2>("layer_norm late 1x8192/256t mb2", rows, lp, bytes);
+      bench.time<LayerNormLate<8192, 256>, 3>("layer_norm late 1x8192/256t mb3", rows, lp, bytes);
+      bench.time<LayerNormLate<8192, 256>, 4>("layer_norm late 1x8192/256t mb4", rows, lp, bytes);
+      bench.time<LayerNormRaw<8192, 256>, 3>("layer_norm raw 1x8192/256t mb3", rows, lp, bytes);
+      bench.time<LayerNormRaw<8192, 256>, 4>("layer_norm raw 1x8192/256t mb4", rows, lp, bytes);
+      bench.time<LayerNormRaw<8192, 256>, 5>("layer_norm raw 1x8192/256t mb5", rows, lp, bytes);
+      bench.time<LayerNormRaw<8192, 128>, 6>("layer_norm raw 1x8192/128t mb6", rows, lp, bytes);
+      bench.time<LayerNormRaw<8192, 512>, 2>("layer_norm raw 1x8192/512t mb2", rows, lp, bytes);
+    } else {
+      const typename LayerNormLate<4096, 128>::Params lp{xv, w, b, yv, 1e-5f};
+      bench.time<LayerNormLate<4096, 128>, 4>("layer_norm late 1x4096/128t mb4", rows, lp, bytes);
+      bench.time<LayerNormLate<4096, 128>, 6>("layer_norm late 1x4096/128t mb6", rows, lp, bytes);
+      bench.time<LayerNormLate<4096, 128>, 8>("layer_norm late 1x4096/128t mb8", rows, lp, bytes);
+      bench.time<LayerNormRaw<4096, 128>, 8>("layer_norm raw 1x4096/128t mb8", rows, lp, bytes);
+      bench.time<LayerNormRaw<4096, 128>, 10>("layer_norm raw 1x4096/128t mb10", rows, lp, bytes);
+      bench.time<LayerNormRaw<4096, 64>, 16>("layer_norm raw 1x4096/64t mb16", rows, lp, bytes);
     }
 
     // gelu over the flat tensor
     const int64_t n = rows * cols;
     const View2<const bf16> xf{static_cast<const bf16*>(x), {1, n}, {n, 1}};
     const View2<bf16> yf{static_cast<bf16*>(y), {1, n}, {n, 1}};
-    bench.time<ops::kernels::Gelu<bf16, 1, 2048, 128>, 8>("gelu main (erf, 1x2048, mb8)", n / 2048,
-                                                          {xf, yf, n / 2048, false}, bytes);
+    bench.time<ops::kernels::Gelu<bf16, 1, 4096, 128, false>, 8>("gelu main (1x4096, mb8)", n / 4096,
+                                                                 {xf, yf, n / 4096}, bytes);
     const MapParams tiles2k{xf, yf, n / 2048}, tiles1k{xf, yf, n / 1024};
     bench.time<MapOnce<2048, 128, Map::identity>, 8>("gelu identity once 1x2048 mb8", n / 2048, tiles2k, bytes);
-    bench.time<MapOnce<1024, 128, Map::identity>, 16>("gelu identity once 1x1024 mb16", n / 1024, tiles1k, bytes);
-    bench.time<MapOnce<2048, 128, Map::tanh>, 8>("gelu tanh once 1x2048 mb8", n / 2048, tiles2k, bytes);
-    bench.time<MapOnce<1024, 128, Map::erf>, 12>("gelu erf once 1x1024 mb12", n / 1024, tiles1k, bytes);
-    bench.time<MapPrefetch<1024, 128, Map::identity>, 8>("gelu identity prefetch 1x1024 mb8", int64_t(sms) * 8, tiles1k, bytes);
-    bench.time<MapPrefetch<1024, 128, Map::erf>, 8>("gelu erf prefetch 1x1024 mb8", int64_t(sms) * 8, tiles1k, bytes);
-    bench.time<MapPrefetch<2048, 128, Map::erf>, 6>("gelu erf prefetch 1x2048 mb6", int64_t(sms) * 6, tiles2k, bytes);
-    bench.time<MapPrefetch<2048, 256, Map::erf>, 4>("gelu erf prefetch 1x2048/256t mb4", int64_t(sms) * 4, tiles2k, bytes);
+    const MapParams tiles4k{xf, yf, n / 4096};
+    bench.time<MapOnce<2048, 128, Map::phi>, 8>("gelu phi once 1x2048 mb8", n / 2048, tiles2k, bytes);
+    bench.time<MapOnce<4096, 128, Map::phi>, 8>("gelu phi once 1x4096 mb8", n / 4096, tiles4k, bytes);
+    bench.time<MapOnce<4096, 256, Map::phi>, 4>("gelu phi once 1x4096/256t mb4", n / 4096, tiles4k, bytes);
+    bench.time<MapOnce<4096, 128, Map::phi>, 6>("gelu phi once 1x4096 mb6", n / 4096, tiles4k, bytes);
+    bench.time<MapOnce<8192, 256, Map::phi>, 4>("gelu phi once 1x8192/256t mb4", n / 8192, MapParams{xf, yf, n / 8192}, bytes);
+    bench.time<MapPrefetch<4096, 128, Map::phi>, 4>("gelu phi prefetch 1x4096 mb4", int64_t(sms) * 4, tiles4k, bytes);
+    bench.time<MapOnce<1024, 128, Map::phi>, 12>("gelu phi once 1x1024 mb12", n / 1024, tiles1k, bytes);
+    bench.time<MapOnce<1024, 128, Map::phi>, 16>("gelu phi once 1x1024 mb16", n / 1024, tiles1k, bytes);
+    bench.time<MapPrefetch<1024, 128, Map::phi>, 8>("gelu phi prefetch 1x1024 mb8", int64_t(sms) * 8, tiles1k, bytes);
+    bench.time<MapPrefetch<1024, 128, Map::phi>, 12>("gelu phi prefetch 1x1024 mb12", int64_t(sms) * 12, tiles1k, bytes);
+    bench.time<MapPrefetch<2048, 128, Map::phi>, 6>("gelu phi prefetch 1x2048 mb6", int64_t(sms) * 6, tiles2k, bytes);
+    bench.time<MapPrefetch<2048, 128, Map::phi>, 8>("gelu phi prefetch 1x2048 mb8", int64_t(sms) * 8, tiles2k, bytes);
+    bench.time<MapPrefetch<512, 64, Map::phi>, 16>("gelu phi prefetch 1x512/64t mb16", int64_t(sms) * 16, MapParams{xf, yf, n / 512}, bytes);
 
     // silu_and_mul: y [rows, cols / 2] from the two halves of x [rows, cols]
     const int64_t half = cols / 2;
@@ -184,10 +260,6 @@ int run(const char* filter) {
     const View2<const bf16> up{static_cast<const bf16*>(x) + half, {rows, half}, {cols, 1}};
     const View2<bf16> ys{static_cast<bf16*>(y), {rows, half}, {half, 1}};
     const double silu_bytes = double(rows * half * 2) * 3;
-    bench.time<ops::kernels::SiluAndMul<bf16, 1, 2048, 128>, 1>("silu_and_mul 1x2048 (no hint)", rows * (half / 2048),
-                                                                {gate, up, ys, half / 2048}, silu_bytes);
-    bench.time<ops::kernels::SiluAndMul<bf16, 1, 2048, 128>, 8>("silu_and_mul 1x2048 mb8", rows * (half / 2048),
-                                                                {gate, up, ys, half / 2048}, silu_bytes);
     bench.time<ops::kernels::SiluAndMul<bf16, 1, 1024, 128>, 12>("silu_and_mul main 1x1024 mb12", rows * (half / 1024),
                                                                  {gate, up, ys, half / 1024}, silu_bytes);
   }

@@ -31,7 +31,7 @@ const char* const kClustered[] = {"staged_pingpong_bm128_bn128_c2", "staged_bm64
 // join either space for M <= 4 (keys with "_rows"); both are forced in test_matmul_gpu.
 const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce",
                                 "swapab_bw64_bk128_wave"};
-const char* const kFewRows[] = {"rows1_bn4", "rows1_bn2", "rows4_bn1"};
+const char* const kFewRows[] = {"rows1_bn4_x2", "rows1_bn2_x4", "rows4_bn1_x2"};
 bool known_choice(const std::string& name) {
   auto in = [&](const auto& list) { return std::find(std::begin(list), std::end(list), name) != std::end(list); };
   return in(kConfigs) || in(kSwapAB) || in(kFewRows) || in(kClustered);

@@ -149,8 +149,8 @@ inline void check_matmul_few_rows_configs(Device dev, dispatch::Backend backend)
     std::vector<MatmulShape> shapes;
   };
   const Configs configs[] = {
-      {{"rows1_bn4", "rows1_bn2"}, {{{1, 72}, 200}, {{1, 8}, 1}, {{1, 4099}, 131}, {{1, 3000}, 2051}, {{1, 1, 520}, 7}, {{1, 77}, 5}}},
-      {{"rows4_bn1"}, {{{2, 72}, 200}, {{3, 1000}, 131}, {{4, 2056}, 33}, {{2, 2, 264}, 130}, {{4, 13}, 3}}},
+      {{"rows1_bn4_x2", "rows1_bn2_x4"}, {{{1, 72}, 200}, {{1, 8}, 1}, {{1, 4099}, 131}, {{1, 3000}, 2051}, {{1, 1, 520}, 7}, {{1, 77}, 5}, {{1, 4096}, 67}}},
+      {{"rows4_bn1_x2"}, {{{2, 72}, 200}, {{3, 1000}, 131}, {{4, 2056}, 33}, {{2, 2, 264}, 130}, {{4, 13}, 3}, {{3, 4096}, 5}}},
   };
   for (const auto& group : configs)
     for (const char* name : group.names) {

@@ -1,9 +1,12 @@
 // Launchers of the activation family, compiled once per tile backend (host.cpp and cuda.cu include this file).
 // Tile configurations (sweeps on an H200: bench/results/2026-11-23-h200-membound):
 //   - a wide tile, 1 x 2048 over 128 threads (two 16-byte accesses per operand and thread for 16-bit types,
-//     four for f32, all in flight at once), for gelu on contiguous tensors (seen as one long row) and rows
-//     wider than 256. gelu (erf: many live registers) also asks for 8 blocks per multiprocessor (63
-//     registers): 52% vs 48% of copy bandwidth. 1 x 2048 over 256 threads ran silu_and_mul at 53%, this 73%;
+//     four for f32, all in flight at once), for gelu on rows wider than 256 and on contiguous f32 tensors
+//     (seen as one long row). gelu also asks for 8 blocks per multiprocessor (63 registers): 52% vs 48% of
+//     copy bandwidth. 1 x 2048 over 256 threads ran silu_and_mul at 53%, this 73%;
+//   - gelu on contiguous 16-bit tensors: 1 x 4096 over 128 threads (four 16-byte loads a thread), 8 blocks
+//     per multiprocessor: 97% of copy bandwidth at 16384 x 8192 and 4096 x 4096, against 90% for 1 x 2048
+//     (bench/results/2026-11-26-h200-session25);
 //   - silu_and_mul (two loads, little math) on rows wider than 256: 1 x 1024 over 128 threads, at least 12
 //     blocks per multiprocessor: 84% vs 77% of copy bandwidth for 1 x 2048 (bench/probes/membound_variants.cu,
 //     bench/results/2026-11-24-h200-session13);
@@ -28,13 +31,16 @@ tile::Grid map_grid(int64_t rows, int64_t cols, int64_t& col_blocks) {
 
 template <class T, int ROWS, int COLS, int THREADS, int MIN_BLOCKS = 1>
 void launch_gelu(const tile::View2<const T>& x, const tile::View2<T>& y, GeluApprox approx, const dispatch::Options& opt) {
-  using K = tile::MinBlocksPerSm<kernels::Gelu<T, ROWS, COLS, THREADS>, MIN_BLOCKS>;
-  typename K::Params p{};
-  p.x = x;
-  p.y = y;
-  p.tanh_approx = approx == GeluApprox::tanh;
-  const auto grid = map_grid<ROWS, COLS>(x.extent[0], x.extent[1], p.col_blocks);
-  tile::active::launch<K>(grid, p, opt.stream);
+  auto run = [&]<bool TANH>() {
+    using K = tile::MinBlocksPerSm<kernels::Gelu<T, ROWS, COLS, THREADS, TANH>, MIN_BLOCKS>;
+    typename K::Params p{};
+    p.x = x;
+    p.y = y;
+    const auto grid = map_grid<ROWS, COLS>(x.extent[0], x.extent[1], p.col_blocks);
+    tile::active::launch<K>(grid, p, opt.stream);
+  };
+  if (approx == GeluApprox::tanh) run.template operator()<true>();
+  else run.template operator()<false>();
 }
 
 template <class T, int ROWS, int COLS, int THREADS, int MIN_BLOCKS = 1>
@@ -59,7 +65,10 @@ void gelu(const GeluArgs& a, const dispatch::Options& opt) {
     if (a.x.is_contiguous() && a.y.is_contiguous()) {
       // Any contiguous tensor is one long row: no tile is wasted on short rows.
       const Shape flat{1, a.x.numel()};
-      launch_gelu<T, 1, 2048, 128, 8>(as_rows<const T>(a.x.reshape(flat)), as_rows<T>(a.y.reshape(flat)), a.approx, opt);
+      const auto x = as_rows<const T>(a.x.reshape(flat));
+      const auto y = as_rows<T>(a.y.reshape(flat));
+      if constexpr (sizeof(T) == 2) launch_gelu<T, 1, 4096, 128, 8>(x, y, a.approx, opt);
+      else launch_gelu<T, 1, 2048, 128, 8>(x, y, a.approx, opt);
     } else if (a.x.size(-1) > kNarrowCols) {
       launch_gelu<T, 1, 2048, 128, 8>(as_rows<const T>(a.x), as_rows<T>(a.y), a.approx, opt);
     } else {

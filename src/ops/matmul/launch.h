@@ -37,9 +37,13 @@
 //     wave                132 SMs): each block streams one long range of K with one fix-up at its end, the busy
 //                         multiprocessors pulling more than an even share of the bandwidth (which TMA allows)
 // MatmulFewRows, for M <= 4 (decode at batch 1-4): no tensor cores, small blocks streaming BN weight rows
-// (matmul_rows.tile.h), which start at once and end in a short last wave:
-//   rows1_bn4, rows1_bn2 one activation row; weight tiles 4 (2) x 1024 over 128 threads
-//   rows4_bn1            2-4 rows padded to 4 accumulators; 1 x 1024 (2 x 1024 took 255 registers)
+// (matmul_rows.tile.h), which start at once and end in a short last wave, each asking for DEPTH weight tiles
+// before it uses them:
+//   rows1_bn4_x2         one activation row; 4 x 1024 weight tiles over 128 threads, 2 in flight: the default
+//                        for M = 1 on the GPU (faster than swap-AB and cuBLAS on every decode projection)
+//   rows1_bn2_x4         one row; 2 x 1024 tiles, 4 in flight
+//   rows4_bn1_x2         2-4 rows padded to 4 accumulators; 1 x 1024 tiles, 2 in flight (2 x 1024 tiles took
+//                        255 registers)
 // matmul_silu_and_mul (SwiGLU's gate/up projection) in one kernel that never writes the [M, 2I] product: for
 // M <= 64 the swap-AB form (matmul_glu.tile.h: swapab_bw64_bk128, swapab_bw128_bk64), past that the staged
 // form (matmul_glu_staged.tile.h): staged_bm128_bi128 (4 stages; gate and up accumulators 64 x 128 each a
@@ -297,10 +301,13 @@ void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt, SwapABSpli
 
 // ---- the few-rows kernel (decode at batch 1 to 4) ----
 
-// M = 1 exactly, or 2-4 padded to 4; the weight tile BN x 1024 over 128 threads (BN rows x 8 columns a thread).
-template <class T, class TO, int M, int BN>
+// M = 1 exactly, or 2-4 padded to 4; the weight tile BN x 1024 over 128 threads (BN rows x 8 columns a thread),
+// DEPTH tiles in flight, at least MIN_BLOCKS blocks a multiprocessor: the bytes in flight are what the kernel
+// runs on, and rows1_bn4_x2 left to itself takes 130 registers, 3 blocks (65 us at 1 x 28672 x 4096 against
+// 56 us with 4 blocks, session 25).
+template <class T, class TO, int M, int BN, int DEPTH, int MIN_BLOCKS = 1>
 void launch_few_rows_m(const MatmulArgs& a, const dispatch::Options& opt) {
-  using K = kernels::MatmulFewRows<T, TO, M, BN, 1024, 128>;
+  using K = tile::MinBlocksPerSm<kernels::MatmulFewRows<T, TO, M, BN, 1024, 128, DEPTH>, MIN_BLOCKS>;
   typename K::Params p{};
   p.a = as_rows<const T>(a.a);
   p.b = as_rows<const T>(a.b);
@@ -309,15 +316,16 @@ void launch_few_rows_m(const MatmulArgs& a, const dispatch::Options& opt) {
 }
 
 // The few-rows candidates of a call with m <= kMatmulFewRows rows: two weight tile heights for one row, the
-// smallest for 2-4 (four accumulators a thread instead of one).
+// smallest for 2-4 (four accumulators a thread instead of one). The first is the GPU's default for one row;
+// 2-4 rows keep swap-AB's (rows4_bn1_x2 holds too few bytes in flight: 20% of copy at 4 x 4096 x 4096).
 template <class T, class TO>
 void add_few_rows_candidates(std::vector<dispatch::autotune::Candidate>& out, const MatmulArgs& a,
                              const dispatch::Options& opt, int64_t m) {
   if (m == 1) {
-    out.push_back({"rows1_bn4", [&] { launch_few_rows_m<T, TO, 1, 4>(a, opt); }});
-    out.push_back({"rows1_bn2", [&] { launch_few_rows_m<T, TO, 1, 2>(a, opt); }});
+    out.push_back({"rows1_bn4_x2", [&] { launch_few_rows_m<T, TO, 1, 4, 2, 4>(a, opt); }});
+    out.push_back({"rows1_bn2_x4", [&] { launch_few_rows_m<T, TO, 1, 2, 4, 5>(a, opt); }});
   } else {
-    out.push_back({"rows4_bn1", [&] { launch_few_rows_m<T, TO, 4, 1>(a, opt); }});
+    out.push_back({"rows4_bn1_x2", [&] { launch_few_rows_m<T, TO, 4, 1, 2>(a, opt); }});
   }
 }
 
@@ -373,8 +381,12 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
         {"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},
         {"bm128_bn64_bk32", [&] { launch_generic<T, TO, false, kTile128x64>(a, opt); }},
         {"bm32_bn128_bk32", [&] { launch_generic<T, TO, false, kTile32x128>(a, opt); }}};
+    size_t heuristic = generic_heuristic(m, n);
+#if defined(__CUDACC__)
+    if (m == 1) heuristic = candidates.size();  // the first few-rows candidate (on the host: the tiles)
+#endif
     if (m <= kMatmulFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
-    return {std::move(candidates), generic_heuristic(m, n)};
+    return {std::move(candidates), heuristic};
   }
   std::vector<dispatch::autotune::Candidate> candidates = {
       {"staged_bm128_bn256", [&] { launch_staged<T, TO, 128, 256, 4, 2>(a, opt); }},
@@ -388,7 +400,11 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
     candidates.push_back(
         {"swapab_bw64_bk128_wave", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt, SwapABSplits::one_wave); }});
   }
-  if (m <= kMatmulFewRows) add_few_rows_candidates<T, TO>(candidates, a, opt, m);
+  size_t heuristic = staged_heuristic(m, n);
+  if (m <= kMatmulFewRows) {
+    if (m == 1) heuristic = candidates.size();
+    add_few_rows_candidates<T, TO>(candidates, a, opt, m);
+  }
   if (m > 64) {  // clusters of two blocks sharing B tiles; last, so that the heuristic's indices stay
     candidates.push_back({"staged_pingpong_bm128_bn128_c2",
                           [&] { launch_staged<T, TO, 128, 128, 6, 2, tile::Consumers::pingpong, 2>(a, opt); }});
@@ -397,7 +413,7 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
     candidates.push_back(
         {"staged_bm128_bn256_c2", [&] { launch_staged<T, TO, 128, 256, 4, 2, tile::Consumers::cooperative, 2>(a, opt); }});
   }
-  return {std::move(candidates), staged_heuristic(m, n)};
+  return {std::move(candidates), heuristic};
 }
 
 template <class T, class TO>
@@ -545,8 +561,9 @@ void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options&
 #if defined(__CUDACC__)
       constexpr auto where = at::Where::cuda;
       // The wider tile (the registers of the plain matmul's 128 x 256) once its tiles fill the machine.
+      // One row: the matmul's few-rows kernel, then silu_and_mul (faster than the fused swap-AB form).
       const bool wide = m > 64 && (m + 127) / 128 * ((n + 127) / 128) >= tile::active::multiprocessor_count();
-      const size_t heuristic = m > 64 && !wide ? 1 : 0;
+      const size_t heuristic = m == 1 ? candidates.size() - 1 : m > 64 && !wide ? 1 : 0;
 #else  // the host's plain matmuls are faster than its emulated pipelines: fused only when forced
       constexpr auto where = at::Where::host;
       const size_t heuristic = candidates.size() - 1;

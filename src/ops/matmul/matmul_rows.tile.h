@@ -4,9 +4,17 @@
 // multiplied by the M activation rows (a 1 x BK row broadcast over the tile) into M fp32 accumulators of the
 // tile's own shape, which are reduced over their columns once, at the end:
 //
-//   for each k0:  w = B[n0 : n0+BN, k0 : k0+BK]                 -- 16-byte loads: the kernel's DRAM traffic
-//                 acc_m += w * A[m, k0 : k0+BK]      (m < M)    -- the activations stay in L1 / L2
+//   for each k0, DEPTH tiles at a time:
+//                 w_d = B[n0 : n0+BN, k0+d*BK : k0+(d+1)*BK]   -- all DEPTH tiles asked for first: 16-byte loads,
+//                                                                  the kernel's DRAM traffic
+//                 acc_m += w_d * A[m, k0+d*BK : ...]  (m < M)   -- the activations stay in L1 / L2
 //   C^T[n0 : n0+BN, m] = epilogue(row_sum(acc_m))
+//
+// Why DEPTH: a block's time is its chain of round trips to DRAM, one per group of tiles it asks for before it
+// uses them. With one tile at a time, a 1 x 4096 x 4096 projection paid ~4.8 us over its bytes' time (session
+// 23); with DEPTH = 2 x 4 rows (8 loads of 16 bytes in flight a thread, the tiles kept 16-bit until used) it
+// is 9-17% faster at 1 x {4096, 6144, 28672, 128256} x 4096 and 1 x 4096 x 14336, and faster than cuBLAS
+// there (bench/results/2026-11-26-h200-session25). K past the last whole group is taken a tile at a time.
 //
 // Why not the tensor cores: their narrowest tile of activations is 8 or 16 rows, so for M = 1 the swap-AB
 // kernel (matmul_swapab.tile.h) is at best 1/16 useful work, and its pipeline (216 KB of shared memory, one
@@ -20,9 +28,10 @@
 
 namespace tessera::ops::kernels {
 
-template <class T, class TO, int M, int BN, int BK, int THREADS>
+template <class T, class TO, int M, int BN, int BK, int THREADS, int DEPTH = 1>
 struct MatmulFewRows {
   static_assert(M >= 1 && M <= 8, "few rows: 1 to 8");
+  static_assert(DEPTH >= 1 && DEPTH <= 8, "few rows: 1 to 8 tiles in flight");
   static constexpr int threads = THREADS, bn = BN;
   struct Params {
     tile::View2<const T> a;         // [M', K], M' <= M: the activations
@@ -41,7 +50,22 @@ struct MatmulFewRows {
     // The loops over m are unrolled (M <= 8): indexed by a variable, the accumulators would live in local memory.
     TILE_UNROLL(8)
     for (int m = 0; m < M; ++m) acc[m] = zeros<float, BN, BK>(blk);
-    for (int64_t k0 = 0; k0 < K; k0 += BK) {
+    int64_t k0 = 0;
+    if constexpr (DEPTH > 1) {
+      using W = decltype(load<BN, BK>(blk, p.b, {n0, k0}));
+      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
+        W w[DEPTH];
+        TILE_UNROLL(8)
+        for (int d = 0; d < DEPTH; ++d) w[d] = load<BN, BK>(blk, p.b, {n0, k0 + d * BK}, 0.f, tile::cold_edges);
+        TILE_UNROLL(8)
+        for (int d = 0; d < DEPTH; ++d) {
+          const auto wd = cast<float>(w[d]);
+          TILE_UNROLL(8)
+          for (int m = 0; m < M; ++m) acc[m] = acc[m] + wd * cast<float>(load<1, BK>(blk, p.a, {m, k0 + d * BK}));
+        }
+      }
+    }
+    for (; k0 < K; k0 += BK) {
       const auto w = cast<float>(load<BN, BK>(blk, p.b, {n0, k0}, 0.f, tile::cold_edges));
       TILE_UNROLL(8)
       for (int m = 0; m < M; ++m) acc[m] = acc[m] + w * cast<float>(load<1, BK>(blk, p.a, {m, k0}));

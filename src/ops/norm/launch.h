@@ -1,14 +1,16 @@
 // Launchers of the norm family, compiled once per tile backend (host.cpp and cuda.cu include this file).
 // Tile configurations, chosen per row width from sweeps on an H200 (bench/results/2026-11-23-h200-membound):
 //   n <= 1024: four rows to a block of 128 threads;
-//   n <= 4096: one row to a block of 128 threads, at least 6 (rms) / 4 (layer) blocks per multiprocessor;
-//   n <= 8192: one row to a block of 256 threads, at least 3 (rms) / 2 (layer) blocks per multiprocessor;
+//   n <= 4096: one row to a block of 128 threads, at least 6 blocks per multiprocessor;
+//   n <= 8192: one row to a block of 256 threads, at least 3 blocks per multiprocessor;
 // each with the row read once and kept in registers (one-pass kernels: the multi-pass code is not compiled,
 // so it costs no registers). Wider rows take the multi-pass kernel, 8192 columns per tile.
 // The minimum-blocks hints cap registers so that enough rows are in flight on each multiprocessor: a
 // memory-bound row kernel is limited by the bytes it has in flight, and those live in registers. rms_norm
-// gains from 3 blocks even with a few spilled registers (78% vs 68% of copy bandwidth); layer_norm, which
-// holds x, d, weight and bias, loses badly when capped harder (spills of ~240 bytes: 20% of copy).
+// gains from 3 blocks even with a few spilled registers (78% vs 68% of copy bandwidth); layer_norm reads its
+// weight and bias after the reductions, so that x and d alone fill the registers meanwhile, and gains likewise
+// (8192 columns: 3 blocks 80% of copy, 2 blocks 67%, 4 blocks 73%; 4096: 6 blocks 82%, 4 blocks 73%; session
+// 25). Capped harder with them loaded early it lost badly (spills of ~240 bytes: 20% of copy).
 #pragma once
 #include "ops/common/views.h"
 #include "ops/norm/args.h"
@@ -79,8 +81,8 @@ void layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
     using Y = decltype(ty);
     const int64_t n = a.x.size(-1);
     if (n <= 1024) launch_layer_norm<X, Y, 4, 1024, 128, true, 1>(a, opt);
-    else if (n <= 4096) launch_layer_norm<X, Y, 1, 4096, 128, true, 4>(a, opt);
-    else if (n <= 8192) launch_layer_norm<X, Y, 1, 8192, 256, true, 2>(a, opt);
+    else if (n <= 4096) launch_layer_norm<X, Y, 1, 4096, 128, true, 6>(a, opt);
+    else if (n <= 8192) launch_layer_norm<X, Y, 1, 8192, 256, true, 3>(a, opt);
     else launch_layer_norm<X, Y, 1, 8192, 256, false, 1>(a, opt);
   });
 }
