@@ -12,6 +12,8 @@
 // (8 loads of 16 bytes in flight a thread) beat the one-tile kernel by 5-17% on every decode projection, and
 // cuBLAS, when it kept 4 blocks a multiprocessor (126 registers; the library's form needed a hint for that).
 // DEPTH x BK past K (the x8 rows at K = 4096) took the local-memory edge path and ran at 20-25% of copy.
+// The NormParts rows: reading the norm's weight g next to x cost the kernel 40-90%; x in fp32 and its squares
+// 0-20% (activation traffic on the chip, every block reading the whole row, is what this kernel is sensitive to).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -57,6 +59,38 @@ struct Deep {
         acc = acc + cast<float>(w[d]) * cast<float>(load<1, BK>(blk, p.a, {0, k0 + d * BK}, 0.f, tile::cold_edges));
     }
     store(blk, p.c, {n0, 0}, cast<bf16>(row_sum(acc)));
+  }
+};
+
+// The one-row rms_norm kernel's parts, to see which costs time: G reads the norm's weight and scales x by it;
+// SQUARES sums x's squares and scales the dot product at the end (session 25).
+template <bool G, bool SQUARES>
+struct NormParts {
+  static constexpr int threads = 128;
+  struct Params {
+    View2<const float> a;
+    View2<const bf16> b, g;
+    View2<bf16> c;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t n0 = blk.bid(0) * 4, K = p.a.extent[1];
+    auto acc = zeros<float, 4, 1024>(blk);
+    auto squares = zeros<float, 1, 1024>(blk);
+    for (int64_t k0 = 0; k0 < K; k0 += 2048) {
+      using W = decltype(load<4, 1024>(blk, p.b, {n0, k0}));
+      W w[2];
+      for (int d = 0; d < 2; ++d) w[d] = load<4, 1024>(blk, p.b, {n0, k0 + d * 1024}, 0.f, tile::cold_edges);
+      for (int d = 0; d < 2; ++d) {
+        auto x = load<1, 1024>(blk, p.a, {0, k0 + d * 1024});
+        if constexpr (SQUARES) squares = squares + x * x;
+        if constexpr (G) x = x * cast<float>(load<1, 1024>(blk, p.g, {0, k0 + d * 1024}));
+        acc = acc + cast<float>(w[d]) * x;
+      }
+    }
+    auto dot = row_sum(acc);
+    if constexpr (SQUARES) dot = dot * rsqrt(row_sum(squares) / float(K) + 1e-5f);
+    store(blk, p.c, {n0, 0}, cast<bf16>(dot));
   }
 };
 
@@ -116,6 +150,13 @@ int run(const char* filter) {
   cudaMalloc(&c_ref, 1 << 20);
   fill_random(pool, pool_bytes, 1);
   fill_random(a, 1 << 20, 2);
+  void* x_f32 = nullptr;  // a residual stream row for the fused rms_norm kernel: fp32 values in [-1, 1)
+  {
+    std::vector<float> h(16384);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = float((i * 2654435761u) % 2000) / 1000.f - 1.f;
+    cudaMalloc(&x_f32, h.size() * 4);
+    cudaMemcpy(x_f32, h.data(), h.size() * 4, cudaMemcpyHostToDevice);
+  }
 
   const std::pair<int64_t, int64_t> shapes[] = {{4096, 4096}, {6144, 4096}, {28672, 4096}, {4096, 14336}, {128256, 4096}};
   for (auto [N, K] : shapes) {
@@ -173,6 +214,24 @@ int run(const char* filter) {
     lib.template operator()<4, 1, 1>("library rows1_bn4 (before)");
     lib.template operator()<2, 1, 1>("library rows1_bn2 (before)");
     lib.template operator()<4, 2, 4>("library rows1_bn4_x2 mb4 (kept)");
+    // The parts of a one-row rms_norm folded into the projection (rms_norm_matmul, measured and not kept in
+    // session 25: bench/results/2026-11-26-h200-session25/experiment_rms_norm_matmul.diff).
+    auto parts = [&]<bool G, bool SQ>(const char* name) {
+      using Kern = tile::MinBlocksPerSm<NormParts<G, SQ>, 4>;
+      if (filter != nullptr && std::string(name).find(filter) == std::string::npos) return;
+      const double us = bench_us([&](int i) {
+        typename Kern::Params p{View2<const float>{static_cast<const float*>(x_f32), {1, K}, {K, 1}},
+                                View2<const bf16>{weights(i), {N, K}, {K, 1}},
+                                View2<const bf16>{static_cast<const bf16*>(a) + 4096 * 16, {1, K}, {K, 1}}, cv};
+        tile::cuda::launch<Kern>({(N + 3) / 4}, p, nullptr);
+      }, copies);
+      std::printf("  %-40s %8.2f us  %5.2f TB/s  %5.1f%% of copy  %.2fx cuBLAS\n", name, us, bytes / us * 1e-6,
+                  100.0 * copy_us / us, cublas_us / us);
+    };
+    parts.template operator()<false, false>("rms parts: x f32 only");
+    parts.template operator()<false, true>("rms parts: x f32 + squares");
+    parts.template operator()<true, false>("rms parts: x f32 * g");
+    parts.template operator()<true, true>("rms parts: x f32 * g + squares");
 
     auto deep = [&]<int BN, int BK, int DEPTH, int THREADS, int MB>() {
       using Kern = tile::MinBlocksPerSm<Deep<BN, BK, DEPTH, THREADS>, MB>;
@@ -194,6 +253,10 @@ int run(const char* filter) {
     deep.template operator()<1, 2048, 4, 256, 1>();
     deep.template operator()<4, 512, 4, 64, 1>();
     deep.template operator()<2, 512, 8, 64, 1>();
+    deep.template operator()<8, 1024, 1, 128, 4>();
+    deep.template operator()<8, 1024, 1, 128, 3>();
+    deep.template operator()<4, 1024, 3, 128, 3>();
+    deep.template operator()<8, 512, 2, 64, 6>();
   }
   return 0;
 }
