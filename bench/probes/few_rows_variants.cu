@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ops/matmul/matmul_rows.tile.h"
+#include "random_bf16.h"
 #include "tessera/tile/tile.h"
 
 namespace probe {
@@ -115,19 +116,6 @@ double bench_us(const std::function<void(int)>& launch, int copies, int reps = 1
   return t[t.size() / 2];
 }
 
-void fill_random(void* p, size_t bytes, unsigned seed) {
-  std::vector<uint16_t> h(bytes / 2);
-  unsigned s = seed;
-  for (auto& v : h) {
-    s = s * 1664525u + 1013904223u;
-    const float f = float(s >> 8) * (2.f / 16777216.f) - 1.f;
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    v = uint16_t(u >> 16);
-  }
-  cudaMemcpy(p, h.data(), bytes, cudaMemcpyHostToDevice);
-}
-
 float to_float(uint16_t v) {
   const uint32_t u = uint32_t(v) << 16;
   float f;
@@ -148,8 +136,8 @@ int run(const char* filter) {
   cudaMalloc(&a, 1 << 20);
   cudaMalloc(&c, 1 << 20);
   cudaMalloc(&c_ref, 1 << 20);
-  fill_random(pool, pool_bytes, 1);
-  fill_random(a, 1 << 20, 2);
+  fill_random_bf16(pool, pool_bytes, 1, 1.f);
+  fill_random_bf16(a, 1 << 20, 2, 1.f);
   void* x_f32 = nullptr;  // a residual stream row for the fused rms_norm kernel: fp32 values in [-1, 1)
   {
     std::vector<float> h(16384);

@@ -4,7 +4,9 @@
 // What it showed: gelu's erf is the bound (the same kernel mapping x -> x / 2 runs at copy speed); layer_norm
 // and silu_and_mul are bound by registers, and the edge path of load/store cost them registers (now the
 // ColdEdges hint). The layer_norm variants of the session's logs (a merged mean/variance reduction, unchecked
-// loads, persistent rows) were not kept and are not here: they are in git history (801918d). Build here
+// loads, persistent rows) were not kept and are not here: they are in git history (801918d). Session 25's
+// (weight and bias read after the reductions, which the library's kernel now does; the row kept 16-bit and
+// widened at each pass, which spilled) are in git history too (20ec38a). Build here
 // (after the library):
 //   nvcc -O3 -std=c++20 -I include -I src -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -Xcudafe --diag_suppress=177 -DNDEBUG bench/probes/membound_variants.cu build/libtessera.a \
@@ -22,6 +24,7 @@
 #include "ops/activation/gelu.tile.h"
 #include "ops/activation/silu_and_mul.tile.h"
 #include "ops/norm/layer_norm.tile.h"
+#include "random_bf16.h"
 #include "tessera/tile/tile.h"
 
 namespace probe {
@@ -76,54 +79,6 @@ struct MapPrefetch {
   }
 };
 
-// layer_norm's one-pass kernel with weight and bias read after the reductions, not before: they are the same
-// for every row (L1 / L2 hits), and while the reductions run they only hold registers that could be another
-// row's loads (session 25).
-struct LayerNormParams {
-  View2<const bf16> x, weight, bias;
-  View2<bf16> y;
-  float eps;
-};
-template <int COLS, int THREADS>
-struct LayerNormLate {
-  static constexpr int threads = THREADS;
-  using Params = LayerNormParams;
-  template <class Block>
-  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0);
-    const float n = float(p.x.extent[1]);
-    const auto x = cast<float>(load<1, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges));
-    const auto mean = row_sum(x) / n;
-    const auto d = x - mean;
-    const auto shift = row_sum(d) / n;
-    const auto rstd = rsqrt(maximum(row_sum(d * d) / n - shift * shift, 0.f) + p.eps);
-    const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}, 0.f, tile::cold_edges));
-    const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}, 0.f, tile::cold_edges));
-    store(blk, p.y, {r0, 0}, cast<bf16>((d - shift) * rstd * w + b), tile::cold_edges);
-  }
-};
-
-// The same with the row kept as 16-bit values: each pass widens it again (one instruction for two elements)
-// instead of holding it as fp32, so a thread holds half the registers for its row.
-template <int COLS, int THREADS>
-struct LayerNormRaw {
-  static constexpr int threads = THREADS;
-  using Params = LayerNormParams;
-  template <class Block>
-  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0);
-    const float n = float(p.x.extent[1]);
-    const auto x = load<1, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges);
-    const auto mean = row_sum(cast<float>(x)) / n;
-    const auto shift = row_sum(cast<float>(x) - mean) / n;
-    const auto d2 = (cast<float>(x) - mean) * (cast<float>(x) - mean);
-    const auto rstd = rsqrt(maximum(row_sum(d2) / n - shift * shift, 0.f) + p.eps);
-    const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}, 0.f, tile::cold_edges));
-    const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}, 0.f, tile::cold_edges));
-    store(blk, p.y, {r0, 0}, cast<bf16>((cast<float>(x) - (mean + shift)) * rstd * w + b), tile::cold_edges);
-  }
-};
-
 // Median of `reps` event-timed runs after 3 warm-ups, in microseconds.
 double median_us(const std::function<void()>& f, int reps = 25) {
   static cudaEvent_t a = nullptr, b = nullptr;
@@ -143,20 +98,6 @@ double median_us(const std::function<void()>& f, int reps = 25) {
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) { std::printf("CUDA error: %s\n", cudaGetErrorString(e)); std::exit(1); }
   return t[t.size() / 2];
-}
-
-// bf16 values uniform in [-2, 2) (the top half of an fp32), generated on the host once.
-void fill_random(void* p, size_t bytes, unsigned seed) {
-  std::vector<uint16_t> h(bytes / 2);
-  unsigned s = seed;
-  for (auto& v : h) {
-    s = s * 1664525u + 1013904223u;
-    const float f = float(s >> 8) * (4.f / 16777216.f) - 2.f;
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    v = uint16_t(u >> 16);
-  }
-  cudaMemcpy(p, h.data(), bytes, cudaMemcpyHostToDevice);
 }
 
 // Times kernel K (with at least MB blocks per SM) on `blocks` blocks and prints its share of copy bandwidth.
@@ -187,8 +128,8 @@ int run(const char* filter) {
   cudaMalloc(&x, max_bytes);
   cudaMalloc(&y, max_bytes);
   cudaMalloc(&wb, 16384 * 2 * 2);
-  fill_random(x, max_bytes, 1);
-  fill_random(wb, 16384 * 2 * 2, 2);
+  fill_random_bf16(x, max_bytes, 1, 2.f);
+  fill_random_bf16(wb, 16384 * 2 * 2, 2, 2.f);
 
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16384, 8192}, {4096, 4096}}) {
     Bench bench{filter};
@@ -209,26 +150,6 @@ int run(const char* filter) {
     } else {
       using K = ops::kernels::LayerNorm<bf16, bf16, 1, 4096, 128, true>;
       bench.time<K, 6>("layer_norm main, mb6", rows, {xv, w, b, yv, 1e-5f}, bytes);
-    }
-
-    if (cols == 8192) {
-      const typename LayerNormLate<8192, 256>::Params lp{xv, w, b, yv, 1e-5f};
-      bench.time<LayerNormLate<8192, 256>, 2>("layer_norm late 1x8192/256t mb2", rows, lp, bytes);
-      bench.time<LayerNormLate<8192, 256>, 3>("layer_norm late 1x8192/256t mb3", rows, lp, bytes);
-      bench.time<LayerNormLate<8192, 256>, 4>("layer_norm late 1x8192/256t mb4", rows, lp, bytes);
-      bench.time<LayerNormRaw<8192, 256>, 3>("layer_norm raw 1x8192/256t mb3", rows, lp, bytes);
-      bench.time<LayerNormRaw<8192, 256>, 4>("layer_norm raw 1x8192/256t mb4", rows, lp, bytes);
-      bench.time<LayerNormRaw<8192, 256>, 5>("layer_norm raw 1x8192/256t mb5", rows, lp, bytes);
-      bench.time<LayerNormRaw<8192, 128>, 6>("layer_norm raw 1x8192/128t mb6", rows, lp, bytes);
-      bench.time<LayerNormRaw<8192, 512>, 2>("layer_norm raw 1x8192/512t mb2", rows, lp, bytes);
-    } else {
-      const typename LayerNormLate<4096, 128>::Params lp{xv, w, b, yv, 1e-5f};
-      bench.time<LayerNormLate<4096, 128>, 4>("layer_norm late 1x4096/128t mb4", rows, lp, bytes);
-      bench.time<LayerNormLate<4096, 128>, 6>("layer_norm late 1x4096/128t mb6", rows, lp, bytes);
-      bench.time<LayerNormLate<4096, 128>, 8>("layer_norm late 1x4096/128t mb8", rows, lp, bytes);
-      bench.time<LayerNormRaw<4096, 128>, 8>("layer_norm raw 1x4096/128t mb8", rows, lp, bytes);
-      bench.time<LayerNormRaw<4096, 128>, 10>("layer_norm raw 1x4096/128t mb10", rows, lp, bytes);
-      bench.time<LayerNormRaw<4096, 64>, 16>("layer_norm raw 1x4096/64t mb16", rows, lp, bytes);
     }
 
     // gelu over the flat tensor
