@@ -560,8 +560,8 @@ void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options&
       candidates.push_back({"unfused", [&] { silu_and_mul_after_matmul(a, opt); }});
 #if defined(__CUDACC__)
       constexpr auto where = at::Where::cuda;
-      // The wider tile (the registers of the plain matmul's 128 x 256) once its tiles fill the machine.
-      // One row: the matmul's few-rows kernel, then silu_and_mul (faster than the fused swap-AB form).
+      // One row: the matmul's few-rows kernel, then silu_and_mul (faster than the fused swap-AB form). Past 64
+      // rows: the wider tile (the registers of the plain matmul's 128 x 256) once its tiles fill the machine.
       const bool wide = m > 64 && (m + 127) / 128 * ((n + 127) / 128) >= tile::active::multiprocessor_count();
       const size_t heuristic = m == 1 ? candidates.size() - 1 : m > 64 && !wide ? 1 : 0;
 #else  // the host's plain matmuls are faster than its emulated pipelines: fused only when forced

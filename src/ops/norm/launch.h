@@ -1,8 +1,10 @@
 // Launchers of the norm family, compiled once per tile backend (host.cpp and cuda.cu include this file).
 // Tile configurations, chosen per row width from sweeps on an H200 (bench/results/2026-11-23-h200-membound):
 //   n <= 1024: four rows to a block of 128 threads;
-//   n <= 4096: one row to a block of 128 threads, at least 6 blocks per multiprocessor;
-//   n <= 8192: one row to a block of 256 threads, at least 3 blocks per multiprocessor;
+//   n <= 4096: one row to a block of 128 threads, at least 6 blocks per multiprocessor (layer_norm of fp32
+//              rows: 4);
+//   n <= 8192: one row to a block of 256 threads, at least 3 blocks per multiprocessor (layer_norm of fp32
+//              rows: 2);
 // each with the row read once and kept in registers (one-pass kernels: the multi-pass code is not compiled,
 // so it costs no registers). Wider rows take the multi-pass kernel, 8192 columns per tile.
 // The minimum-blocks hints cap registers so that enough rows are in flight on each multiprocessor: a
@@ -80,9 +82,12 @@ void layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
     using X = decltype(tx);
     using Y = decltype(ty);
     const int64_t n = a.x.size(-1);
+    // An fp32 row takes twice the registers of a 16-bit one: under the hints measured for 16-bit rows it
+    // spills (500 bytes a thread at 8192 columns), so it keeps the looser ones.
+    constexpr bool wide = sizeof(X) == 4;
     if (n <= 1024) launch_layer_norm<X, Y, 4, 1024, 128, true, 1>(a, opt);
-    else if (n <= 4096) launch_layer_norm<X, Y, 1, 4096, 128, true, 6>(a, opt);
-    else if (n <= 8192) launch_layer_norm<X, Y, 1, 8192, 256, true, 3>(a, opt);
+    else if (n <= 4096) launch_layer_norm<X, Y, 1, 4096, 128, true, wide ? 4 : 6>(a, opt);
+    else if (n <= 8192) launch_layer_norm<X, Y, 1, 8192, 256, true, wide ? 2 : 3>(a, opt);
     else launch_layer_norm<X, Y, 1, 8192, 256, false, 1>(a, opt);
   });
 }
