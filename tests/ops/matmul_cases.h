@@ -288,6 +288,9 @@ inline void check_matmul_silu_and_mul(Device dev, dispatch::Backend backend) {
     at::force("matmul_silu_and_mul", "");
   };
   each_configuration({"swapab_bw64_bk128", "swapab_bw128_bk64", "unfused", ""}, decode);
+  // One row: the few-rows candidates too (listed for one row only). K off the 1024-column tile and its groups.
+  const Case one_row[] = {{{1, 64}, 1}, {{1, 72}, 200}, {{1, 4099}, 131}, {{1, 1, 3000}, 7}, {{1, 2048}, 33}};
+  each_configuration({"rows1_bi2_x2", "rows1_bi1_x4", ""}, one_row);
   each_configuration({"staged_bm128_bi128", "staged_bm128_bi64", "staged_pingpong_bm128_bi64", "unfused", ""}, prefill);
   check(DType::f32, decode[2], true);
   check(DType::f32, decode[0], false);

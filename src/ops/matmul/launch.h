@@ -48,7 +48,8 @@
 // M <= 64 the swap-AB form (matmul_glu.tile.h: swapab_bw64_bk128, swapab_bw128_bk64), past that the staged
 // form (matmul_glu_staged.tile.h): staged_bm128_bi128 (4 stages; gate and up accumulators 64 x 128 each a
 // warpgroup, the registers of staged_bm128_bn256), staged_bm128_bi64 (5 stages), staged_pingpong_bm128_bi64
-// (6); and `unfused`, the matmul then silu_and_mul, which the tuner keeps where it is faster.
+// (6); for one row the few-rows form (matmul_rows_glu.tile.h: rows1_bi2_x2, the GPU's default there, and
+// rows1_bi1_x4); and `unfused`, the matmul then silu_and_mul, which the tuner keeps where it is faster.
 // Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
 //   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
 //   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
@@ -66,6 +67,7 @@
 #include "ops/matmul/matmul_staged.tile.h"
 #include "ops/matmul/matmul_glu.tile.h"
 #include "ops/matmul/matmul_glu_staged.tile.h"
+#include "ops/matmul/matmul_rows_glu.tile.h"
 #include "ops/matmul/matmul_swapab.tile.h"
 #include "ops/matmul/matmul_rows.tile.h"
 #include "tessera/ops/activation.h"
@@ -522,6 +524,23 @@ void launch_silu_and_mul_staged(const MatmulSiluAndMulArgs& a, const dispatch::O
                           opt.stream);
 }
 
+// matmul_silu_and_mul for one row (decode at batch 1) in one streaming kernel (matmul_rows_glu.tile.h): BI gate
+// and BI up rows a block, DEPTH tiles of each in flight, at least MIN_BLOCKS blocks a multiprocessor (as the
+// few-rows matmul with the same bytes in flight: rows1_bi2_x2 against rows1_bn4_x2, rows1_bi1_x4 against
+// rows1_bn2_x4).
+template <class T, int BI, int DEPTH, int MIN_BLOCKS>
+void launch_silu_and_mul_few_rows(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
+  using K = tile::MinBlocksPerSm<kernels::MatmulFewRowsSiluAndMul<T, BI, 1024, 128, DEPTH>, MIN_BLOCKS>;
+  typename K::Params p{};
+  p.a = as_rows<const T>(a.a);
+  const auto w = as_rows<const T>(a.w);
+  const int64_t i = a.c.size(-1), k = w.extent[1];
+  p.gate = w.window(0, 0, i, k);
+  p.up = w.window(i, 0, i, k);
+  p.c = transposed(as_rows<T>(a.c));
+  tile::active::launch<K>({(i + BI - 1) / BI}, p, opt.stream);
+}
+
 // The two ops one after the other: the product into the scratch (or a buffer of this call), then silu_and_mul.
 void silu_and_mul_after_matmul(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
   Shape wide = a.c.shape();
@@ -558,18 +577,25 @@ void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options&
                        [&] { launch_silu_and_mul_staged<T, 128, 64, 6, 2, tile::Consumers::pingpong>(a, opt); }}};
       }
       candidates.push_back({"unfused", [&] { silu_and_mul_after_matmul(a, opt); }});
+      const size_t unfused = candidates.size() - 1;
+      if (m == 1) {
+        candidates.push_back({"rows1_bi2_x2", [&] { launch_silu_and_mul_few_rows<T, 2, 2, 4>(a, opt); }});
+        candidates.push_back({"rows1_bi1_x4", [&] { launch_silu_and_mul_few_rows<T, 1, 4, 5>(a, opt); }});
+      }
 #if defined(__CUDACC__)
       constexpr auto where = at::Where::cuda;
-      // One row: the matmul's few-rows kernel, then silu_and_mul (faster than the fused swap-AB form). Past 64
-      // rows: the wider tile (the registers of the plain matmul's 128 x 256) once its tiles fill the machine.
+      // One row: the fused few-rows kernel. Past 64 rows: the wider tile (the registers of the plain matmul's
+      // 128 x 256) once its tiles fill the machine.
       const bool wide = m > 64 && (m + 127) / 128 * ((n + 127) / 128) >= tile::active::multiprocessor_count();
-      const size_t heuristic = m == 1 ? candidates.size() - 1 : m > 64 && !wide ? 1 : 0;
+      const size_t heuristic = m == 1 ? unfused + 1 : m > 64 && !wide ? 1 : 0;
 #else  // the host's plain matmuls are faster than its emulated pipelines: fused only when forced
       constexpr auto where = at::Where::host;
-      const size_t heuristic = candidates.size() - 1;
+      const size_t heuristic = unfused;
 #endif
+      // "_rows": one row has the few-rows candidates too (choices cached before them are not reused).
       const at::Key key = at::make_key(
-          "matmul_silu_and_mul", std::string(dtype_name(a.a.dtype())) + (a.scratch.data() ? "" : "_no_scratch"),
+          "matmul_silu_and_mul", std::string(dtype_name(a.a.dtype())) + (a.scratch.data() ? "" : "_no_scratch") +
+                                     (m == 1 ? "_rows" : ""),
           at::shape_class({{"m", at::pow2_bucket(m)}, {"n", n}, {"k", k}}));
       candidates[at::select_index(key, candidates, heuristic, opt.stream, where)].launch();
     }

@@ -1,0 +1,64 @@
+// SwiGLU's gate/up projection for one activation row (decode at batch 1), c = silu(a @ Wg^T) * (a @ Wu^T), as a
+// streaming tile kernel on the CUDA cores, the plan of the few-rows matmul (matmul_rows.tile.h): a block owns BI
+// outputs, reads their BI gate rows and the BI up rows I further down BI x BK at a time, DEPTH tiles of each
+// asked for before any is used, and multiplies both by the activation row:
+//
+//   for each k0, DEPTH tiles at a time:
+//                 g_d = Wg[i0 : i0+BI, k0+d*BK : ...],  u_d = Wu[i0 : i0+BI, ...]   -- asked for first
+//                 gate += g_d * a[k0+d*BK : ...];  up += u_d * a[...]                 -- fp32, the tiles' shape
+//   C^T[i0 : i0+BI] = silu(row_sum(gate)) * row_sum(up)
+//
+// Why: at one row the projection is the weights' bytes, and the fused swap-AB form (matmul_glu.tile.h) halves
+// its stages to hold both tiles; the matmul then silu_and_mul pays a second kernel and its boundary (~3 us a
+// layer). Here a block holds as many bytes in flight as the plain few-rows kernel (BI = 2 gate + 2 up rows
+// against 4 rows) and writes the product, never the [1, 2I] projection.
+// Edges: tiles past I or K read zeros (cold path); outputs past I are dropped by the store.
+#pragma once
+#include "tessera/tile/tile.h"
+
+namespace tessera::ops::kernels {
+
+template <class T, int BI, int BK, int THREADS, int DEPTH>
+struct MatmulFewRowsSiluAndMul {
+  static_assert(DEPTH >= 1 && DEPTH <= 8, "few rows: 1 to 8 tiles of each in flight");
+  static constexpr int threads = THREADS, bi = BI;
+  struct Params {
+    tile::View2<const T> a;           // [1, K]: the activation row
+    tile::View2<const T> gate, up;    // [I, K] each: the gate rows and the up rows of W = [Wg; Wu]
+    tile::View2<T> c;                 // [I, 1]: C transposed
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t i0 = blk.bid(0) * BI, K = p.a.extent[1];
+    auto gate = zeros<float, BI, BK>(blk);
+    auto up = zeros<float, BI, BK>(blk);
+    int64_t k0 = 0;
+    if constexpr (DEPTH > 1) {
+      using W = decltype(load<BI, BK>(blk, p.gate, {i0, k0}));
+      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
+        W g[DEPTH], u[DEPTH];
+        TILE_UNROLL(8)
+        for (int d = 0; d < DEPTH; ++d) {
+          g[d] = load<BI, BK>(blk, p.gate, {i0, k0 + d * BK}, 0.f, tile::cold_edges);
+          u[d] = load<BI, BK>(blk, p.up, {i0, k0 + d * BK}, 0.f, tile::cold_edges);
+        }
+        TILE_UNROLL(8)
+        for (int d = 0; d < DEPTH; ++d) {
+          const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0 + d * BK}));
+          gate = gate + cast<float>(g[d]) * x;
+          up = up + cast<float>(u[d]) * x;
+        }
+      }
+    }
+    for (; k0 < K; k0 += BK) {
+      const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));
+      gate = gate + cast<float>(load<BI, BK>(blk, p.gate, {i0, k0}, 0.f, tile::cold_edges)) * x;
+      up = up + cast<float>(load<BI, BK>(blk, p.up, {i0, k0}, 0.f, tile::cold_edges)) * x;
+    }
+    const auto g = row_sum(gate), u = row_sum(up);  // BI x 1
+    store(blk, p.c, {i0, 0}, cast<T>(g * sigmoid(g) * u));
+  }
+};
+
+}  // namespace tessera::ops::kernels
