@@ -47,7 +47,9 @@ def bench_graph(fn, sets, reps=20):
         torch.cuda.current_stream().wait_stream(side)
         torch.cuda.synchronize()
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g, capture_error_mode="relaxed"):  # a first call may allocate its scratch
+        # Captured on the warm-up's stream: scratch kept per stream (decode attention's partials) was sized by the
+        # warm-up, and growing it while capturing would fail the capture.
+        with torch.cuda.graph(g, stream=side, capture_error_mode="relaxed"):
             for i in range(reps):
                 fn(*sets[i % len(sets)])
         g.replay()
@@ -80,6 +82,7 @@ def main():
     ap.add_argument("--attention-only", action="store_true", help="only prefill attention (fmha) against SDPA")
     ap.add_argument("--backward-only", action="store_true", help="only the attention backward against SDPA's")
     ap.add_argument("--membound-only", action="store_true", help="only the memory-bound ops (norms, activations, rope...)")
+    ap.add_argument("--decode-only", action="store_true", help="only decode attention (fmha_decode) against SDPA")
     args = ap.parse_args()
     if args.backward_only:
         args.attention_only = True
@@ -112,7 +115,7 @@ def main():
         print(f"{op:<18} {shape:<10} {'graph' if graph else 'call '} tessera {tt:8.1f} us {tb:5.2f} TB/s ({100 * tb / copy_bw:5.1f}%)  "
               f"{baseline} {tp:8.1f} us  x{tp / tt:5.2f}   per-call: {t_tessera:7.1f} vs {t_torch:7.1f} us")
 
-    for (m, k) in [] if args.attention_only else [(16384, 8192), (4096, 4096)]:
+    for (m, k) in [] if args.attention_only or args.decode_only else [(16384, 8192), (4096, 4096)]:
         shape = f"{m}x{k}"
         ebytes = m * k * 2
         c = copies_for(3 * ebytes, l2)
@@ -197,7 +200,7 @@ def main():
         torch.cuda.empty_cache()
 
     # Greedy token choice over a decode step's f32 logits rows (Llama 3 vocabulary).
-    for logit_rows in () if args.attention_only or args.membound_only else (1, 32):
+    for logit_rows in () if args.attention_only or args.membound_only or args.decode_only else (1, 32):
         vocab = 128256
         shape = f"{logit_rows}x{vocab}"
         c = copies_for(logit_rows * vocab * 4, l2)
@@ -214,7 +217,7 @@ def main():
 
     # Matmul (bf16 in and out, fp32 accumulate) against cuBLAS through torch: y = x @ w^T, w as [N, K].
     mm_rows = []
-    for (m, n, k) in [] if args.no_matmul or args.attention_only or args.membound_only else [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
+    for (m, n, k) in [] if args.no_matmul or args.attention_only or args.membound_only or args.decode_only else [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
         c = copies_for(2 * (m * k + n * k), l2)
         sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(n, k, dtype=dt, device="cuda") * 0.02,
                  torch.empty(m, n, dtype=dt, device="cuda")) for _ in range(c)]
@@ -246,7 +249,7 @@ def main():
             print(f"  {backend.name}: {str(e).splitlines()[0][:100]}")
             return float("nan")
 
-    for (b, h, s, d, causal) in [] if args.backward_only or args.membound_only else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
+    for (b, h, s, d, causal) in [] if args.backward_only or args.membound_only or args.decode_only else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
                                  (4, 16, 4096, 256, False), (8, 16, 2048, 64, False), (16, 16, 1024, 128, True),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True)]:
         q, k, v = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(3))
@@ -281,7 +284,7 @@ def main():
     # 10 B H S^2 D, halved when causal (tessera recomputes two more, not counted). Per-call event timings (the
     # calls take milliseconds); the gradients are compared with the flash backend's, relative to their largest.
     bwd_rows = []
-    for (b, h, s, d, causal) in [] if args.membound_only else [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True), (4, 16, 4096, 128, False),
+    for (b, h, s, d, causal) in [] if args.membound_only or args.decode_only else [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True), (4, 16, 4096, 128, False),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, False),
                                  (8, 16, 2048, 64, True)]:
         q, k, v, d_o = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(4))

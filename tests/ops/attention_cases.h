@@ -511,8 +511,9 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
 }
 
 // Every configuration of the staged (Hopper) decode kernel, forced through the autotuner: paged caches with
-// 16- and 32-token pages and contiguous ones of any length, lengths 0, 1 and off the key tile, several splits,
-// more than 64 query rows (two row tiles), GQA 4 and 16, MQA, window and softcap. Unused slots hold NaN.
+// 16- and 32-token pages and contiguous ones of any length, lengths 0, 1 and off the key tile, several splits
+// (more than 32 on the GPU), more than 64 query rows (two row tiles), GQA 4 and 16, MQA, window and softcap.
+// Unused slots hold NaN.
 inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backend, bool long_cases) {
   namespace at = dispatch::autotune;
   struct HeadDim {
@@ -528,7 +529,8 @@ inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backe
        {{{1, 17, 300}, 1, 32, 8, 128, 128, 16, true, {}},
         {{1000}, 8, 32, 2, 128, 128, 32, true, {}},
         {{130, 64}, 2, 8, 8, 128, 128, 200, false, {0.f, true, 50, 20.f}},
-        {{4095, 0, 2}, 1, 8, 1, 128, 128, 64, true, {}}}},
+        {{4095, 0, 2}, 1, 8, 1, 128, 128, 64, true, {}},
+        {{8200}, 1, 4, 1, 128, 128, 16, true, {}}}},  // more splits than the merge's tile of 32 (on the GPU)
   };
   for (const auto& dim : dims)
     for (const char* name : dim.configs) {

@@ -1,6 +1,6 @@
 // What both decode kernels (fmha_decode.tile.h, fmha_decode_staged.tile.h) do with a split of the keys: fp32
 // partial results o [splits, B, Sq, Hq, Dv] and m, l [splits, B, Sq, Hq] in per-stream scratch, merged into o by
-// DecodeMerge. Compiled once per tile backend.
+// DecodeMerge or DecodeMergeRows. Compiled once per tile backend.
 #pragma once
 #include <algorithm>
 
@@ -70,11 +70,27 @@ struct DecodePartials {
   }
 };
 
-// o [B, Sq, Hq, Dv] = the splits' partials combined (DecodeMerge).
+// o [B, Sq, Hq, Dv] = the splits' partials combined (DecodeMerge): a block per (token, head) row and column
+// chunk, SPLITS splits a tile.
+template <class T, int DV, int SPLITS>
+void merge_decode_partials_by(const DecodePartials& s, const Tensor& o, StreamHandle stream) {
+  constexpr int kThreads = 128;
+  using M = kernels::DecodeMerge<T, SPLITS, DV, kThreads>;
+  typename M::Params mp{};
+  // The partials [splits, B, Sq * Hq, dim] seen as [B, Sq * Hq, splits, dim].
+  const int64_t rows = s.Sq * s.Hq, B = s.B, Dv = s.Dv;
+  mp.o_part = {s.o, {B, rows, s.splits, Dv}, {rows * Dv, Dv, B * rows * Dv, 1}};
+  mp.m_part = {s.m, {B, rows, s.splits, 1}, {rows, 1, B * rows, 1}};
+  mp.l_part = {s.l, {B, rows, s.splits, 1}, {rows, 1, B * rows, 1}};
+  mp.o = as_view<T, 4>(o);
+  tile::active::launch<M>({s.Hq, s.Sq, B * M::chunks}, mp, stream);
+}
+
+// Many rows and few splits (a batch's decode step): DecodeMergeRows, 8 rows a block, split after split.
 template <class T, int DV>
-void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandle stream) {
-  constexpr int kRows = 8, kThreads = 128;  // small blocks: enough of them for one sequence
-  using M = kernels::DecodeMerge<T, kRows, DV, kThreads>;
+void merge_decode_partials_rows(const DecodePartials& s, const Tensor& o, StreamHandle stream) {
+  constexpr int kRows = 8, kThreads = 128;
+  using M = kernels::DecodeMergeRows<T, kRows, DV, kThreads>;
   typename M::Params mp{};
   // The rows (token, head) of a sequence are Sq * Hq consecutive rows of the partials.
   const int64_t rows = s.Sq * s.Hq, B = s.B, Dv = s.Dv;
@@ -83,6 +99,15 @@ void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandl
   mp.l_part = {s.l, {s.splits, B, rows, 1}, {B * rows, rows, 1, 1}};
   mp.o = as_view<T, 4>(o);
   tile::active::launch<M>({(rows + kRows - 1) / kRows, B, DV / M::cols}, mp, stream);
+}
+
+// Few rows (batch 1) or many splits: a block per row, the splits in parallel, tiles of 8 splits up to 8 and
+// of 32 past that. Many rows with at most 8 splits: 8 rows a block, split after split.
+template <class T, int DV>
+void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandle stream) {
+  if (s.splits <= 8 && s.B * s.Sq * s.Hq >= 128) merge_decode_partials_rows<T, DV>(s, o, stream);
+  else if (s.splits <= 8) merge_decode_partials_by<T, DV, 8>(s, o, stream);
+  else merge_decode_partials_by<T, DV, 32>(s, o, stream);
 }
 
 }  // namespace tessera::ops::TESSERA_TILE_BACKEND
