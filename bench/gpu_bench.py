@@ -84,8 +84,13 @@ def main():
     ap.add_argument("--membound-only", action="store_true", help="only the memory-bound ops (norms, activations, rope...)")
     ap.add_argument("--decode-only", action="store_true", help="only decode attention (fmha_decode) against SDPA")
     args = ap.parse_args()
-    if args.backward_only:
-        args.attention_only = True
+    # The sections this run times: all of them unless an --*-only flag picks some.
+    only = set()
+    if args.membound_only: only.add("membound")
+    if args.attention_only: only |= {"prefill", "backward"}
+    if args.backward_only: only.add("backward")
+    if args.decode_only: only.add("decode")
+    runs = lambda section: not only or section in only
     ts = Tessera(args.lib)
     props = torch.cuda.get_device_properties(0)
     l2 = props.L2_cache_size
@@ -115,7 +120,7 @@ def main():
         print(f"{op:<18} {shape:<10} {'graph' if graph else 'call '} tessera {tt:8.1f} us {tb:5.2f} TB/s ({100 * tb / copy_bw:5.1f}%)  "
               f"{baseline} {tp:8.1f} us  x{tp / tt:5.2f}   per-call: {t_tessera:7.1f} vs {t_torch:7.1f} us")
 
-    for (m, k) in [] if args.attention_only or args.decode_only else [(16384, 8192), (4096, 4096)]:
+    for (m, k) in [(16384, 8192), (4096, 4096)] if runs("membound") else []:
         shape = f"{m}x{k}"
         ebytes = m * k * 2
         c = copies_for(3 * ebytes, l2)
@@ -200,7 +205,7 @@ def main():
         torch.cuda.empty_cache()
 
     # Greedy token choice over a decode step's f32 logits rows (Llama 3 vocabulary).
-    for logit_rows in () if args.attention_only or args.membound_only or args.decode_only else (1, 32):
+    for logit_rows in (1, 32) if runs("argmax") else ():
         vocab = 128256
         shape = f"{logit_rows}x{vocab}"
         c = copies_for(logit_rows * vocab * 4, l2)
@@ -217,7 +222,7 @@ def main():
 
     # Matmul (bf16 in and out, fp32 accumulate) against cuBLAS through torch: y = x @ w^T, w as [N, K].
     mm_rows = []
-    for (m, n, k) in [] if args.no_matmul or args.attention_only or args.membound_only or args.decode_only else [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)]:
+    for (m, n, k) in [(4096, 4096, 4096), (2048, 14336, 4096), (128, 14336, 4096), (16, 4096, 4096), (1, 14336, 4096)] if runs("matmul") and not args.no_matmul else []:
         c = copies_for(2 * (m * k + n * k), l2)
         sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(n, k, dtype=dt, device="cuda") * 0.02,
                  torch.empty(m, n, dtype=dt, device="cuda")) for _ in range(c)]
@@ -249,7 +254,7 @@ def main():
             print(f"  {backend.name}: {str(e).splitlines()[0][:100]}")
             return float("nan")
 
-    for (b, h, s, d, causal) in [] if args.backward_only or args.membound_only or args.decode_only else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
+    for (b, h, s, d, causal) in [] if not runs("prefill") else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
                                  (4, 16, 4096, 256, False), (8, 16, 2048, 64, False), (16, 16, 1024, 128, True),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True)]:
         q, k, v = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(3))
@@ -284,7 +289,7 @@ def main():
     # 10 B H S^2 D, halved when causal (tessera recomputes two more, not counted). Per-call event timings (the
     # calls take milliseconds); the gradients are compared with the flash backend's, relative to their largest.
     bwd_rows = []
-    for (b, h, s, d, causal) in [] if args.membound_only or args.decode_only else [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True), (4, 16, 4096, 128, False),
+    for (b, h, s, d, causal) in [] if not runs("backward") else [(16, 16, 1024, 128, False), (16, 16, 1024, 128, True), (4, 16, 4096, 128, False),
                                  (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, False),
                                  (8, 16, 2048, 64, True)]:
         q, k, v, d_o = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(4))
@@ -343,7 +348,7 @@ def main():
             print(f"  {backend.name if backend else 'default'}: {str(e).splitlines()[0][:100]}")
             return float("nan")
 
-    for (b, s) in [] if args.attention_only or args.membound_only else [(1, 4096), (1, 32768), (8, 8192), (32, 4096), (64, 8192)]:
+    for (b, s) in [(1, 4096), (1, 32768), (8, 8192), (32, 4096), (64, 8192)] if runs("decode") else []:
         pages = b * s // page
         kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
         order = torch.randperm(pages, device="cuda").to(torch.int32)
