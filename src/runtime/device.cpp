@@ -68,6 +68,36 @@ void* device_alloc(size_t bytes, Device device) {
 #endif
 }
 
+void* device_alloc_beside_capture(size_t bytes, Device device, bool zeroed) {
+  require_cuda("device_alloc_beside_capture");
+#if TESSERA_WITH_CUDA
+  // cudaMalloc is not recorded by a capture, and the capture's mode may forbid it: relaxed for this thread
+  // while it runs. The zeros go on a stream of their own that no capture involves, waited for at once.
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  TESSERA_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  struct Restore {
+    cudaStreamCaptureMode mode;
+    ~Restore() { cudaThreadExchangeStreamCaptureMode(&mode); }
+  } restore{mode};
+  void* p = nullptr;
+  TESSERA_CUDA_CHECK(cudaSetDevice(device.index));
+  TESSERA_CUDA_CHECK(cudaMalloc(&p, bytes));
+  if (zeroed) {
+    cudaStream_t side{};
+    TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    const cudaError_t set = cudaMemsetAsync(p, 0, bytes, side);
+    const cudaError_t done = set == cudaSuccess ? cudaStreamSynchronize(side) : set;
+    cudaStreamDestroy(side);
+    if (done != cudaSuccess) cudaFree(p);
+    TESSERA_CUDA_CHECK(done);
+  }
+  return p;
+#else
+  (void)bytes, (void)device, (void)zeroed;
+  return nullptr;
+#endif
+}
+
 void device_free(void* ptr, Device device) {
   if (!ptr) return;
   if (device.is_cpu()) { std::free(ptr); return; }

@@ -3,6 +3,7 @@
 #include "common/test_util.h"
 #include "ops/attention_cases.h"
 #include "ops/rope_kv_cache_append_cases.h"
+#include "tessera/runtime/cuda_graph.h"
 
 namespace tessera::testing {
 namespace {
@@ -77,6 +78,38 @@ TEST_F(AttentionGpu, FmhaDecodeMatchesReference) {
   for (DType dt : {DType::bf16, DType::f32})
     for (const auto& c : kLongDecodeCases) check_fmha_decode(Device::cuda(), kCuda, dt, c);
 }
+// A decode captured into a CUDA graph on a stream that has run none before: its split scratch, kept per
+// stream, is allocated inside the capture (it used to fail there with a bare CUDA error). Two replays, each
+// into a poisoned output, match the reference.
+TEST_F(AttentionGpu, DecodeCapturedOnANewStreamAllocatesItsScratchInTheCapture) {
+  const DecodeCase c{{3000, 700}, 1, 32, 8, 128, 128, 16, true, {}};  // several key splits a sequence
+  const DType dt = DType::bf16;
+  const DecodeCache cpu = make_decode_cache(c, dt);
+  const Device gpu = Device::cuda();
+  const ops::KvCache cache{on_device(cpu.k_pages, gpu), on_device(cpu.v_pages, gpu), on_device(cpu.block_table, gpu)};
+  const Tensor seq_lens = on_device(cpu.seq_lens, gpu);
+  const Tensor q = random_tensor({2, c.Sq, c.Hq, c.Dk}, dt, gpu, -2, 2);
+  const Tensor o_ref = poisoned({2, c.Sq, c.Hq, c.Dv}, dt, gpu), o = poisoned({2, c.Sq, c.Hq, c.Dv}, dt, gpu);
+  ops::fmha_decode(q, cache, seq_lens, o_ref, c.params, {dispatch::Backend::reference});
+  const Stream stream(gpu);
+  CudaGraph graph;
+  graph.begin_capture(stream.handle());
+  try {
+    ops::fmha_decode(q, cache, seq_lens, o, c.params, {kCuda, stream.handle()});
+  } catch (...) {
+    graph.abandon_capture();
+    throw;
+  }
+  graph.end_capture();
+  for (int replay = 0; replay < 2; ++replay) {
+    const Tensor poison = poisoned(o.shape(), dt, gpu);
+    copy_bytes(o.data(), gpu, poison.data(), gpu, o.nbytes());
+    graph.launch(stream.handle());
+    stream.synchronize();
+    EXPECT_TRUE(all_close(o, o_ref, attention_tolerance(dt))) << "replay " << replay;
+  }
+}
+
 TEST_F(AttentionGpu, MlaDecodeMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kMlaCases) check_mla_decode(Device::cuda(), kCuda, dt, c);

@@ -169,9 +169,9 @@ TEST_P(EngineGpu, CudaGraphIsCapturedAgainAfterAWorkspaceGrows) {
       if (graphs && step == 3) {
         EXPECT_TRUE(buf.decode_graphs[1].graph && buf.decode_graphs[1].graph->ready());
         const uint64_t before = workspace_generation();
-        workspace("test.engine.grown", grow_to, Device::cuda());
+        workspace("test.engine.grown", grow_to, Device::cuda(), nullptr);
         grow_to *= 2;
-        workspace("test.engine.grown", grow_to, Device::cuda());  // a replacement
+        workspace("test.engine.grown", grow_to, Device::cuda(), nullptr);  // a replacement
         EXPECT_GT(workspace_generation(), before);
       }
       next = (step * 3 + 1) % spec.vocab;

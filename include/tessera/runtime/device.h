@@ -30,6 +30,10 @@ bool cuda_available();
 std::string cuda_device_name(int index = 0);
 
 void* device_alloc(size_t bytes, Device device);
+// CUDA memory allocated (and zero-filled when asked) now, while a stream of `device` is being captured into a
+// CUDA graph: the allocation is made outside the capture (the thread's capture mode relaxed for the call, as
+// CUDA allows) and is not part of the graph, so it stays valid for every replay until it is freed.
+void* device_alloc_beside_capture(size_t bytes, Device device, bool zeroed);
 void device_free(void* ptr, Device device);
 // Copies between any two devices; synchronous with respect to the host.
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes);

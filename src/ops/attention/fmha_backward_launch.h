@@ -94,7 +94,7 @@ void fmha_backward(const FmhaBackwardArgs& a, const dispatch::Options& opt) {
   const int64_t Hkv = a.k.size(1), Sk = a.k.size(2);
   const std::string scratch = "fmha_backward.delta@" + std::to_string(reinterpret_cast<uintptr_t>(opt.stream));
   const Tensor delta = Tensor::view(workspace(scratch.c_str(), size_t(std::max<int64_t>(B * Hq * Sq, 1)) * sizeof(float),
-                                              a.q.device()),
+                                              a.q.device(), opt.stream),
                                     {B, Hq, Sq}, DType::f32, a.q.device());
   const kernels::MaskParams mask{a.params.causal, a.params.window_left, kernels::Logits{a.params.scale, a.params.softcap}};
   visit_float_dtype(a.q.dtype(), [&](auto t) {

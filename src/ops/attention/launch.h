@@ -33,7 +33,7 @@ bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt);
 float* decode_scratch(Device device, StreamHandle stream, int64_t floats) {
   // A workspace (grow-only, counted in workspace_generation) per stream.
   const std::string name = "fmha_decode.partials@" + std::to_string(reinterpret_cast<uintptr_t>(stream));
-  return static_cast<float*>(workspace(name.c_str(), size_t(floats) * sizeof(float), device));
+  return static_cast<float*>(workspace(name.c_str(), size_t(floats) * sizeof(float), device, stream));
 }
 
 // The staged decode kernel where it applies (fmha_decode_staged_launch.h); false when nothing was launched.

@@ -45,7 +45,7 @@ void check_ids(const EmbeddingArgs& a, const dispatch::Options& opt) {
   using K = kernels::EmbeddingCheck<I, kCheckCols, kCheckThreads>;
   if (stream_is_capturing(opt.stream)) return;
   const int64_t n = a.ids.numel(), blocks = (n + kCheckCols - 1) / kCheckCols;
-  int* first = static_cast<int*>(workspace("embedding.first_bad", size_t(blocks) * sizeof(int), a.ids.device()));
+  int* first = static_cast<int*>(workspace("embedding.first_bad", size_t(blocks) * sizeof(int), a.ids.device(), opt.stream));
   typename K::Params p{};
   p.ids = flat_ids<I>(a.ids);
   p.first = one_row(first, blocks);

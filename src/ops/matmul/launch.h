@@ -174,11 +174,11 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
   if (p.schedule.splits > 1) {
     const int64_t tiles = p.schedule.tiles(), floats = p.schedule.splits * tiles * BM * BN;
-    p.partials.data = static_cast<float*>(workspace("matmul.split_k", size_t(floats) * sizeof(float), a.c.device()));
+    p.partials.data = static_cast<float*>(workspace("matmul.split_k", size_t(floats) * sizeof(float), a.c.device(), opt.stream));
     p.partials.extent[0] = floats;
     p.partials.stride[0] = 1;
     p.arrivals.data = static_cast<int32_t*>(
-        zeroed_workspace("matmul.split_k_arrivals", size_t(tiles) * sizeof(int32_t), a.c.device()));
+        zeroed_workspace("matmul.split_k_arrivals", size_t(tiles) * sizeof(int32_t), a.c.device(), opt.stream));
     p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = p.schedule.tile_cols;
     p.arrivals.stride[0] = p.schedule.tile_cols; p.arrivals.stride[1] = 1;
   }
@@ -226,7 +226,7 @@ enum class SwapABSplits { fill_waves, one_wave };
 // per-tile arrival counters. Returns the multiprocessor count (the persistent grid's size).
 template <int BW, int BK, class Params>
 int64_t plan_swapab_splits(Params& p, int64_t n, int64_t k, SwapABSplits rule, int64_t planes, int64_t mt,
-                           bool counters, Device device) {
+                           bool counters, Device device, StreamHandle stream) {
   p.k_tiles = (k + BK - 1) / BK;
   p.schedule = {(n + BW - 1) / BW, 1, 8, 1};
   const int64_t sms = tile::active::multiprocessor_count();
@@ -238,12 +238,12 @@ int64_t plan_swapab_splits(Params& p, int64_t n, int64_t k, SwapABSplits rule, i
   if (p.schedule.splits == 1) return sms;
   const int64_t rows = planes * p.schedule.tile_rows * BW;
   p.partials.data = static_cast<float*>(
-      workspace("matmul.split_k", size_t(p.schedule.splits * rows * mt) * sizeof(float), device));
+      workspace("matmul.split_k", size_t(p.schedule.splits * rows * mt) * sizeof(float), device, stream));
   p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = rows; p.partials.extent[2] = mt;
   p.partials.stride[0] = rows * mt; p.partials.stride[1] = mt; p.partials.stride[2] = 1;
   if (counters) {
     p.arrivals.data = static_cast<int32_t*>(
-        zeroed_workspace("matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), device));
+        zeroed_workspace("matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), device, stream));
     p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = 1;
     p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
   }
@@ -275,7 +275,7 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapA
   p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
   fill_transposed_output<T, TO>(p, a);
   const int64_t n = p.c.extent[0], m = p.c.extent[1], k = a.a.size(-1);  // C^T: [N, M]
-  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, k, rule, 1, MT, FIXUP, a.c.device());
+  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, k, rule, 1, MT, FIXUP, a.c.device(), opt.stream);
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
   if (FIXUP || p.schedule.splits == 1) return;
   // The partials [splits, N, M] to C^T: 128 x 16 tiles (M is at most 64), 128 threads.
@@ -446,7 +446,7 @@ void launch_tuned(const MatmulArgs& a, const dispatch::Options& opt) {
   }
   MatmulArgs stand_in = a;
   const at::StandIns stand_ins = [&] {
-    stand_in.c = Tensor::view(workspace("matmul.tuning_output", a.c.nbytes(), a.c.device()), a.c.shape(),
+    stand_in.c = Tensor::view(workspace("matmul.tuning_output", a.c.nbytes(), a.c.device(), opt.stream), a.c.shape(),
                               a.c.dtype(), a.c.device());
     return matmul_candidates<T, TO>(stand_in, opt).first;
   };
@@ -494,7 +494,7 @@ void launch_silu_and_mul_swapab_rows(const MatmulSiluAndMulArgs& a, const dispat
   p.c = transposed(c);
   p.up_row = n;
   // Gate and up partials: two planes of whole tiles.
-  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, a.a.size(-1), SwapABSplits::fill_waves, 2, MT, true, a.c.device());
+  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, a.a.size(-1), SwapABSplits::fill_waves, 2, MT, true, a.c.device(), opt.stream);
   p.up_partial_row = p.schedule.tile_rows * BW;
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
 }

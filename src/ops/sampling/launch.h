@@ -41,8 +41,8 @@ void launch_argmax_in_parts(const ArgmaxArgs& a, const dispatch::Options& opt) {
   p.span = (tiles + kMaxParts - 1) / kMaxParts * kPartCols;
   p.parts = (n + p.span - 1) / p.span;
   const size_t cells = size_t(rows * p.parts);
-  p.best = {static_cast<float*>(workspace("argmax.part_best", cells * sizeof(float), a.x.device())), {rows, p.parts}, {p.parts, 1}};
-  p.arg = {static_cast<int32_t*>(workspace("argmax.part_arg", cells * sizeof(int32_t), a.x.device())), {rows, p.parts}, {p.parts, 1}};
+  p.best = {static_cast<float*>(workspace("argmax.part_best", cells * sizeof(float), a.x.device(), opt.stream)), {rows, p.parts}, {p.parts, 1}};
+  p.arg = {static_cast<int32_t*>(workspace("argmax.part_arg", cells * sizeof(int32_t), a.x.device(), opt.stream)), {rows, p.parts}, {p.parts, 1}};
   tile::active::launch<Parts>({rows * p.parts}, p, opt.stream);
   typename Finish::Params f{};
   f.best = {p.best.data, {rows, p.parts}, {p.parts, 1}};
