@@ -24,11 +24,14 @@ def main():
     p.add_argument("--page", type=int, default=16, help="tokens per page (default 16)")
     p.add_argument("--ordered", action="store_true", help="pages in order instead of a random permutation")
     p.add_argument("--contiguous", action="store_true", help="a contiguous [B, S, Hkv, D] cache, no block table")
+    p.add_argument("--hq", type=int, default=32, help="query heads (default 32)")
+    p.add_argument("--hkv", type=int, default=8, help="KV heads (default 8)")
+    p.add_argument("--sdpa", action="store_true", help="also time SDPA's cuDNN backend on a contiguous [B, Hkv, S, D] copy")
     p.add_argument("b", type=int)
     p.add_argument("s", type=int)
     a = p.parse_args()
     ts = Tessera(a.lib)
-    hq, hkv, d, dt = 32, 8, 128, torch.bfloat16
+    hq, hkv, d, dt = a.hq, a.hkv, 128, torch.bfloat16
     page = a.s if a.contiguous else a.page
     pages = a.b * a.s // page
     kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
@@ -48,8 +51,18 @@ def main():
     torch.cuda.synchronize()
     kv = 2 * a.b * a.s * hkv * d * 2
     layout = "contiguous" if a.contiguous else f"{page}-token pages{' in order' if a.ordered else ''}"
-    print(f"B {a.b} S {a.s} ({layout}): per call {per_call:.1f} us, graph {graph} us ({kv / graph / 1e6 if graph else 0:.3f} TB/s), "
-          f"host {host:.1f} us per call")
+    print(f"B {a.b} S {a.s} Hq {hq} Hkv {hkv} ({layout}): per call {per_call:.1f} us, graph {graph} us "
+          f"({kv / graph / 1e6 if graph else 0:.3f} TB/s), host {host:.1f} us per call")
+    if a.sdpa:
+        import torch.nn.functional as F
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        rows = order.long() if table is not None else torch.arange(pages, device="cuda")
+        kt, vt = (x[rows].reshape(a.b, a.s, hkv, d).transpose(1, 2).contiguous() for x in (kp, vp))
+        qt = q.transpose(1, 2)
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            sdpa = lambda q: F.scaled_dot_product_attention(q, kt, vt, enable_gqa=True)
+            t = bench_graph(sdpa, [(qt,)], reps=20)
+        print(f"  SDPA cuDNN on contiguous [B, Hkv, S, D]: graph {t} us ({kv / t / 1e6 if t else 0:.3f} TB/s)")
 
 
 if __name__ == "__main__":

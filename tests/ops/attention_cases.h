@@ -525,7 +525,7 @@ inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backe
        {{{0, 1, 37, 129}, 1, 8, 2, 64, 64, 16, true, {}},
         {{500}, 4, 16, 2, 64, 64, 48, true, {0.f, true, 100, 0.f}},
         {{33, 200}, 3, 4, 4, 64, 64, 203, false, {}}}},
-      {{"bn64_s3_x2", "bn64_s4", "bn64_s3_x2_short", "bn64_s4_short"},
+      {{"bn64_s3_x2", "bn64_s4", "bn64_s3_x2_short", "bn64_s4_short", "bn32_s6_x2", "bn32_s6_x2_short"},
        {{{1, 17, 300}, 1, 32, 8, 128, 128, 16, true, {}},
         {{1000}, 8, 32, 2, 128, 128, 32, true, {}},
         {{130, 64}, 2, 8, 8, 128, 128, 200, false, {0.f, true, 50, 20.f}},
