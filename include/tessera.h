@@ -6,7 +6,13 @@
  *
  * Tensors are described DLPack-style: a data pointer, dtype, device, ndim, a shape array and an optional
  * strides array in elements (NULL means row-major contiguous). Enumerated values travel as int32_t so that
- * any value a caller passes is defined behaviour and an unknown one is a reported error. */
+ * any value a caller passes is defined behaviour and an unknown one is a reported error.
+ *
+ * CUDA graphs: op calls on a stream may be captured into a CUDA graph. Scratch memory an op keeps (split-K
+ * partial sums, split-KV attention partials) is grown beside the capture when the captured call needs more,
+ * and memory a graph may read is not freed while it could be replayed. The autotuner does not time candidates
+ * during a capture: it uses a cached choice or the heuristic, so run a call once before capturing it to capture
+ * the tuned configuration. */
 #ifndef TESSERA_H_
 #define TESSERA_H_
 
