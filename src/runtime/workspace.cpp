@@ -26,25 +26,25 @@ void* buffer(const char* name, size_t bytes, Device device, StreamHandle stream,
   static auto& kept = *new std::vector<Buffer>();
   std::lock_guard<std::mutex> lock(mutex);
   Buffer& b = buffers[{name, {int(device.kind), device.index}}];
-  if (b.bytes < bytes && device.is_cuda() && stream_is_capturing(stream)) {
+  if (b.bytes >= bytes) return b.data;
+  if (device.is_cuda() && stream_is_capturing(stream)) {
     // Nothing may wait for the device now, and nothing is freed: no pointer a graph holds goes stale, so the
     // generation stays.
     if (b.data) kept.push_back(b);
     b.data = device_alloc_beside_capture(bytes, device, zeroed);
     b.bytes = bytes;
+    return b.data;
   }
-  if (b.bytes < bytes) {
-    if (b.data) {
-      synchronize(device);  // kernels queued earlier may still read the old buffer
-      device_free(b.data, device);
-      replacements.fetch_add(1, std::memory_order_relaxed);
-    }
-    b.data = device_alloc(bytes, device);
-    b.bytes = bytes;
-    if (zeroed) {
-      const std::vector<unsigned char> zeros(bytes, 0);
-      copy_bytes(b.data, device, zeros.data(), Device::cpu(), bytes);
-    }
+  if (b.data) {
+    synchronize(device);  // kernels queued earlier may still read the old buffer
+    device_free(b.data, device);
+    replacements.fetch_add(1, std::memory_order_relaxed);
+  }
+  b.data = device_alloc(bytes, device);
+  b.bytes = bytes;
+  if (zeroed) {
+    const std::vector<unsigned char> zeros(bytes, 0);
+    copy_bytes(b.data, device, zeros.data(), Device::cpu(), bytes);
   }
   return b.data;
 }
