@@ -179,6 +179,68 @@ TEST_P(StagedMma, WithMulticastLoadsAndCopyEngineStoresIsExact) {
   if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
 }
 
+// Sliced tiles against a plain computation of their contract (host/slices.h), exact for small integers: the
+// host mode, and on the GPU the warp-level products from swizzled shared memory and the combinations through
+// shared memory. 1, 13 and 16 query rows (the rest padding).
+class SlicedTiles : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(TileStagedGpu, SlicedTiles, ::testing::Range(0, kNumSlicedConfigs));
+
+TEST_P(SlicedTiles, ProductsAndCombinationsMatchTheirContract) {
+  const bool gpu_here = cuda_available();
+  const SlicedConfig& c = kSlicedConfigs[GetParam()];
+  const int64_t S = 4, R = 16, D = c.d, NK = c.nk, DV = c.dv;
+  auto integers = [](int64_t rows, int64_t cols) {
+    std::vector<float> v = floats(random_tensor({rows, cols}, DType::f32, Device::cpu(), -2.f, 3.f));
+    for (float& x : v) x = std::floor(x);
+    return v;
+  };
+  for (int64_t rows : {int64_t(1), int64_t(13), int64_t(16)}) {
+    SCOPED_TRACE(std::string(c.why) + ", " + std::to_string(rows) + " query rows");
+    const std::vector<float> qv = integers(rows, D), kv = integers(S * NK, D), vv = integers(S * NK, DV);
+    // The contract, computed plainly.
+    std::vector<float> dots(size_t(S * R * NK)), o(size_t(S * R * DV), 0.f), o_sum(size_t(R * DV), 0.f);
+    std::vector<float> row_max(size_t(R), -INFINITY), row_sum(size_t(R), 0.f), max_repeated(size_t(S * R));
+    for (int64_t r = 0; r < S * R; ++r)
+      for (int64_t n = 0; n < NK; ++n) {
+        float sum = 0.f;
+        if (r % R < rows)
+          for (int64_t d = 0; d < D; ++d) sum += qv[size_t((r % R) * D + d)] * kv[size_t(((r / R) * NK + n) * D + d)];
+        dots[size_t(r * NK + n)] = sum;
+      }
+    const std::vector<float> probs = floats(from_floats(dots, {S * R, NK}, DType::bf16));  // rounded as cast<bf16>
+    for (int64_t r = 0; r < S * R; ++r)
+      for (int64_t n = 0; n < NK; ++n)
+        for (int64_t j = 0; j < DV; ++j) o[size_t(r * DV + j)] += probs[size_t(r * NK + n)] * vv[size_t(((r / R) * NK + n) * DV + j)];
+    for (int64_t r = 0; r < S * R; ++r)
+      for (int64_t j = 0; j < DV; ++j) {
+        const float x = o[size_t(r * DV + j)];
+        o_sum[size_t((r % R) * DV + j)] += x;
+        row_sum[size_t(r % R)] += x;
+        row_max[size_t(r % R)] = std::max(row_max[size_t(r % R)], x);
+      }
+    for (int64_t r = 0; r < S * R; ++r) max_repeated[size_t(r)] = row_max[size_t(r % R)];
+    const std::vector<float>* want[] = {&dots, &o, &o_sum, &row_max, &row_sum, &max_repeated};
+    const std::vector<int64_t> shapes[] = {{S * R, NK}, {S * R, DV}, {R, DV}, {R, 1}, {R, 1}, {S * R, 1}};
+    const char* names[] = {"dots", "o", "o summed over slices", "row max over slices", "row sum over slices",
+                           "row max repeated"};
+
+    const Tensor q = from_floats(qv, {rows, D}, DType::bf16), k = from_floats(kv, {S * NK, D}, DType::bf16),
+                 v = from_floats(vv, {S * NK, DV}, DType::bf16);
+    for (Device dev : {Device::cpu(), Device::cuda()}) {
+      if (dev.is_cuda() && !gpu_here) continue;
+      std::vector<Tensor> out;
+      for (const auto& shape : shapes) out.push_back(poisoned(shape, DType::f32, dev));
+      const bool ran = dev.is_cpu() ? tile_host::sliced_products(GetParam(), q, k, v, out.data())
+                                    : tile_cuda::sliced_products(GetParam(), q.to(dev), k.to(dev), v.to(dev), out.data());
+      if (!ran) GTEST_SKIP() << "skipped: not a Hopper GPU";
+      for (int i = 0; i < 6; ++i)
+        EXPECT_TRUE(all_close(floats(out[size_t(i)].to(Device::cpu())), *want[i], {0, 0}))
+            << names[i] << (dev.is_cpu() ? " (host mode)" : " (GPU)");
+    }
+  }
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
 }  // namespace
 }  // namespace tessera::tile_staged_tests
 #endif

@@ -75,6 +75,54 @@ struct MmaStore {
   }
 };
 
+// Sliced tiles (host/slices.h) in one block: q (the rows of a rank-3 view, at most 16) copied into the four
+// slices; dots = q @ K_s^T and o = bf16(dots) @ V_s per slice s, K and V [4 NK, *] in one stage; then the
+// combinations over slices of o and of its row statistics, and the row maximum repeated into every slice.
+template <int D, int NK, int DV>
+struct SlicedProducts {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 4 * NK, D>, tile::SharedTile<bf16, 4 * NK, DV>>;
+  using Pipe = tile::PipelineShape<Stage, 1, 1>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::View3<const bf16> q;
+    tile::TmaTensor<bf16, 4 * NK, D> k;
+    tile::TmaTensor<bf16, 4 * NK, DV> v;
+    tile::View2<float> dots, o, o_sum, row_max, row_sum, max_repeated;  // [64, NK] [64, DV] [16, DV] [16, 1] [16, 1] [64, 1]
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    pipe.producer(1, [&](Stage& s, int64_t) {
+      load_async(blk, s.a, p.k, {0, 0});
+      load_async(blk, s.b, p.v, {0, 0});
+    });
+    pipe.consumers([&] {
+      const auto q = load_slices(blk, mma_accumulator<64, D>(pipe), p.q, {0, 0});
+      const auto s = pipe.acquire();
+      auto dots = mma_accumulator<64, NK>(pipe);
+      mma_slices(dots, q, transpose(s.a));
+      auto o = mma_accumulator<64, DV>(pipe);
+      mma_slices(o, cast<bf16>(dots), s.b);
+      pipe.release(s);
+      store(blk, p.dots, {0, 0}, dots);
+      store(blk, p.o, {0, 0}, o);
+      const auto m = pipe.slice_max(row_max(o));
+      store(blk, p.row_max, {0, 0}, m);
+      store(blk, p.row_sum, {0, 0}, pipe.slice_sum(row_sum(o)));
+      store(blk, p.max_repeated, {0, 0}, repeat_slices(m));
+      store(blk, p.o_sum, {0, 0}, pipe.slice_sum(o));  // last: it reuses the stage's shared memory
+    });
+  }
+};
+
+struct SlicedConfig { int d, nk, dv; const char* why; };
+inline constexpr SlicedConfig kSlicedConfigs[] = {
+    {128, 16, 128, "head dim 128, 64-key tiles (16 keys a slice)"},
+    {64, 32, 64, "head dim 64, 128-key tiles (32 keys a slice)"},
+};
+inline constexpr int kNumSlicedConfigs = int(sizeof(kSlicedConfigs) / sizeof(kSlicedConfigs[0]));
+
 // The configurations tested, each named for the test's messages.
 // dtype: 0 bf16, 1 f16, 2 f32. add: 0 none, 1 a tensor of its own, 2 the destination itself (in place).
 struct StoreConfig { int bm, bn, consumers; bool pingpong; int dtype, add; const char* why; };

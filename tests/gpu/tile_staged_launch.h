@@ -61,4 +61,29 @@ bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, in
   return true;
 }
 
+bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out) {
+  if (!staged_pipeline_runs()) return false;
+  with_index<kNumSlicedConfigs>(config, [&](auto index) {
+    constexpr SlicedConfig S = kSlicedConfigs[decltype(index)::value];
+    using K = SlicedProducts<S.d, S.nk, S.dv>;
+    typename K::Params p{};
+    // q as a rank-3 view of two planes of rows, so that the rows cross from one plane into the next.
+    const int64_t rows = q.size(0), first = (rows + 1) / 2;
+    p.q.data = static_cast<const bf16*>(q.data());
+    p.q.extent[0] = 2;
+    p.q.extent[1] = first;
+    p.q.extent[2] = S.d;
+    p.q.stride[0] = first * S.d;
+    p.q.stride[1] = S.d;
+    p.q.stride[2] = 1;
+    if (rows % 2 != 0) p.q.extent[0] = 1, p.q.extent[1] = rows;
+    p.k = tile::active::make_tma_tensor<4 * S.nk, S.d>(ops::as_rows<const bf16>(k));
+    p.v = tile::active::make_tma_tensor<4 * S.nk, S.dv>(ops::as_rows<const bf16>(v));
+    tile::View2<float>* outs[] = {&p.dots, &p.o, &p.o_sum, &p.row_max, &p.row_sum, &p.max_repeated};
+    for (int i = 0; i < 6; ++i) *outs[i] = ops::as_rows<float>(out[i]);
+    tile::active::launch<K>({1}, p, nullptr);
+  });
+  return true;
+}
+
 }  // namespace tessera::tile_staged_tests::TESSERA_TILE_BACKEND

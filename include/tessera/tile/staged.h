@@ -42,6 +42,9 @@ struct SharedTile {
   uint64_t* ready = nullptr;  // GPU: the barrier its stage's loads complete on
 };
 
+// Rows of one slice of a sliced tile (host/slices.h): the M of the warp-level tensor-core instruction.
+inline constexpr int kSliceRows = 16;
+
 // Marks a shared tile to be read transposed by mma: an [N, K] tile used as the K x N operand.
 template <class S>
 struct Transposed {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tessera/runtime/error.h"
+#include "tessera/tile/host/slices.h"
 #include "tessera/tile/host/tile.h"
 #include "tessera/tile/staged.h"
 
@@ -125,6 +126,17 @@ class Pipeline {
   template <class T, int R, int C>
   void zero_rows(const SharedTile<T, R, C>& t, int first_row) {
     for (int64_t i = int64_t(first_row < 0 ? 0 : first_row) * C; i < int64_t(R) * C; ++i) t.data[i] = T{};
+  }
+
+  // Combinations over the slices of a sliced tile (host/slices.h): row r of the result is the max or the sum
+  // of row r of every slice.
+  template <int M, int C>
+  Tile<float, kSliceRows, C> slice_max(const Tile<float, M, C>& t) {
+    return detail::combine_slices(t, [](float x, float y) { return y > x ? y : x; });
+  }
+  template <int M, int C>
+  Tile<float, kSliceRows, C> slice_sum(const Tile<float, M, C>& t) {
+    return detail::combine_slices(t, [](float x, float y) { return x + y; });
   }
 
  private:
