@@ -510,7 +510,8 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
   at::force("fmha_varlen", "");
 }
 
-// Every configuration of the staged (Hopper) decode kernel, forced through the autotuner: paged caches with
+// Every configuration of the staged (Hopper) decode kernels (64 query rows a block, and sliced: 16), forced
+// through the autotuner: paged caches with
 // 16- and 32-token pages and contiguous ones of any length, lengths 0, 1 and off the key tile, several splits
 // (more than 32 on the GPU), more than 64 query rows (two row tiles), GQA 4 and 16, MQA, window and softcap.
 // Unused slots hold NaN.
@@ -521,11 +522,12 @@ inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backe
     std::vector<DecodeCase> cases;
   };
   const HeadDim dims[] = {
-      {{"bn128_s4", "bn128_s4_short"},
+      {{"bn128_s4", "bn128_s4_short", "sliced_bn128_s4", "sliced_bn128_s4_short"},
        {{{0, 1, 37, 129}, 1, 8, 2, 64, 64, 16, true, {}},
         {{500}, 4, 16, 2, 64, 64, 48, true, {0.f, true, 100, 0.f}},
         {{33, 200}, 3, 4, 4, 64, 64, 203, false, {}}}},
-      {{"bn64_s3_x2", "bn64_s4", "bn64_s3_x2_short", "bn64_s4_short", "bn32_s6_x2", "bn32_s6_x2_short"},
+      {{"bn64_s3_x2", "bn64_s4", "bn64_s3_x2_short", "bn64_s4_short", "bn32_s6_x2", "bn32_s6_x2_short",
+        "sliced_bn64_s3_x2", "sliced_bn64_s3_x2_short", "sliced_bn64_s4"},
        {{{1, 17, 300}, 1, 32, 8, 128, 128, 16, true, {}},
         {{1000}, 8, 32, 2, 128, 128, 32, true, {}},
         {{130, 64}, 2, 8, 8, 128, 128, 200, false, {0.f, true, 50, 20.f}},

@@ -85,25 +85,14 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     }
   }
 
-  template <class Block>
-  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    constexpr int BM = Shape::bm;
-    using Stage = typename Shape::Stage;
-    const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * BM;
-    const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
-    const int64_t Sq = p.q.extent[1], len = p.seq_lens(b);
-    const auto [t_begin, t_end] = split_key_range(split, p.splits, len, BN);  // tiles start at multiples of BN
-    // Whole tiles before the window of the first query token are never seen.
-    int64_t k_begin = t_begin;
-    const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
-    if (first_visible > k_begin) k_begin += (first_visible - k_begin) / BN * BN;
-    const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
-
-    auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+  // The producer's part: the key tiles [k_begin, t_end) of KV head hk of sequence b, K and V of one tile a stage.
+  template <class Block, class Pipe>
+  TILE_DEVICE static void produce(Block& blk, Pipe& pipe, const Params& p, int64_t b, int64_t hk, int64_t k_begin,
+                                  int64_t t_end, int64_t tiles) {
     constexpr int boxes = BN / kCacheBox;
     int32_t rows[boxes];
     const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
-    pipe.producer(tiles, [&](Stage& s, int64_t j) {
+    pipe.producer(tiles, [&](typename Shape::Stage& s, int64_t j) {
       if (j == 0) box_rows(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
       for (int box = 0; box < boxes; ++box) {
         load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {rows[box], 0});
@@ -113,6 +102,30 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
       // free stage.
       if (j + 1 < tiles) box_rows(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
     });
+  }
+
+  // The first key tile a block streams and how many: whole tiles before the window of the first query token
+  // are never seen.
+  TILE_DEVICE static KeyRange visible_keys(const Params& p, KeyRange split, int64_t len, int64_t Sq) {
+    int64_t k_begin = split.begin;
+    const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
+    if (first_visible > k_begin) k_begin += (first_visible - k_begin) / BN * BN;
+    return {k_begin, split.end};
+  }
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    constexpr int BM = Shape::bm;
+    using Stage = typename Shape::Stage;
+    const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * BM;
+    const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
+    const int64_t Sq = p.q.extent[1], len = p.seq_lens(b);
+    // Tiles start at multiples of BN.
+    const auto [k_begin, t_end] = visible_keys(p, split_key_range(split, p.splits, len, BN), len, Sq);
+    const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
+
+    auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+    produce(blk, pipe, p, b, hk, k_begin, t_end, tiles);
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, D>(pipe);
       const auto q = load_like(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});

@@ -6,6 +6,10 @@
 //   128        64 x 3 (3 x 32 KiB), two;   64 x 4 (4 x 32 KiB), one;   32 x 6 (6 x 16 KiB), two: the consumer
 //              holds 16 KiB while it computes instead of 32, so more of the same shared memory is loads in flight
 //              (2-4% faster from B x S = 32k keys up on an H200, slower below; splits as long in keys as 64 x 3's)
+// Sliced (fmha_decode_sliced.tile.h): 16 query rows a block, each key tile cut in four slices, one a consumer
+// warp, on the warp-level tensor-core instruction; the same tiles and stages as above. The default where a
+// group's rows fit in 16 (a decode step of GQA up to 16 heads a group): in the B 1 x 2k step of Llama-3.1-8B
+// shapes 14.8-16.1 us against 15.5-17.0 (H200, session 29), the step itself unchanged within its noise.
 // Known defect: key tiles as wide as the head dim (64 x 64 here, 128 x 128 in the prefill kernel) give wrong
 // results on the GPU once a block reads more than one key tile (right in host mode); not offered.
 // Two blocks per multiprocessor overlap one block's start and end with the other's loads. The keys are split
@@ -17,7 +21,7 @@
 
 #include "ops/attention/args.h"
 #include "ops/attention/decode_splits.h"
-#include "ops/attention/fmha_decode_staged.tile.h"
+#include "ops/attention/fmha_decode_sliced.tile.h"
 #include "ops/common/views.h"
 #include "tessera/dispatch/autotune.h"
 
@@ -60,19 +64,35 @@ namespace at = dispatch::autotune;
 // at batch 1 a 2k-token cache otherwise runs on 56 of 132 multiprocessors, five tiles in series each.
 constexpr int64_t kMinTilesPerSplit = 4, kMinTilesPerShortSplit = 2;
 
+// The sliced kernel (fmha_decode_sliced.tile.h) for 16 query rows a block, first where a group's rows fit
+// in 16 (its default then), last otherwise (more than 16 rows read the keys once per 16).
 template <class T, class F>
-std::vector<at::Candidate> staged_decode_configs(int64_t d, const F& launch) {
+std::vector<at::Candidate> staged_decode_configs(int64_t d, int64_t rows, const F& launch) {
   using kernels::StagedDecodeShape;
   constexpr int64_t n = kMinTilesPerSplit, s = kMinTilesPerShortSplit;
-  if (d == 64)
-    return {{"bn128_s4", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, n); }},
-            {"bn128_s4_short", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, s); }}};
-  return {{"bn64_s3_x2", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, n); }},
-          {"bn64_s4", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}, n); }},
-          {"bn64_s3_x2_short", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, s); }},
-          {"bn64_s4_short", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}, s); }},
-          {"bn32_s6_x2", [=] { launch(StagedDecodeShape<T, 128, 32, 6, 2>{}, 2 * n); }},
-          {"bn32_s6_x2_short", [=] { launch(StagedDecodeShape<T, 128, 32, 6, 2>{}, 2 * s); }}};
+  constexpr std::true_type sliced;
+  constexpr std::false_type whole;
+  std::vector<at::Candidate> staged, few_rows;
+  if (d == 64) {
+    staged = {{"bn128_s4", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, n, whole); }},
+              {"bn128_s4_short", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, s, whole); }}};
+    few_rows = {{"sliced_bn128_s4", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, n, sliced); }},
+                {"sliced_bn128_s4_short", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, s, sliced); }}};
+  } else {
+    staged = {{"bn64_s3_x2", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, n, whole); }},
+              {"bn64_s4", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}, n, whole); }},
+              {"bn64_s3_x2_short", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, s, whole); }},
+              {"bn64_s4_short", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}, s, whole); }},
+              {"bn32_s6_x2", [=] { launch(StagedDecodeShape<T, 128, 32, 6, 2>{}, 2 * n, whole); }},
+              {"bn32_s6_x2_short", [=] { launch(StagedDecodeShape<T, 128, 32, 6, 2>{}, 2 * s, whole); }}};
+    few_rows = {{"sliced_bn64_s3_x2", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, n, sliced); }},
+                {"sliced_bn64_s3_x2_short", [=] { launch(StagedDecodeShape<T, 128, 64, 3, 2>{}, s, sliced); }},
+                {"sliced_bn64_s4", [=] { launch(StagedDecodeShape<T, 128, 64, 4, 1>{}, n, sliced); }}};
+  }
+  auto& first = rows <= tile::kSliceRows ? few_rows : staged;
+  auto& last = rows <= tile::kSliceRows ? staged : few_rows;
+  first.insert(first.end(), last.begin(), last.end());
+  return first;
 }
 
 #if defined(__CUDACC__)
@@ -94,10 +114,13 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
       const int64_t Hkv = a.cache.k_pages.size(2), page_size = a.cache.k_pages.size(1), G = Hq / Hkv;
       const bool paged = !is_absent(a.cache.block_table);
       const int64_t capacity = paged ? a.cache.block_table.size(1) * page_size : page_size;
-      auto launch = [&, k_planes, v_planes](auto shape, int64_t min_tiles_per_split) {
+      auto launch = [&, k_planes, v_planes](auto shape, int64_t min_tiles_per_split, auto sliced) {
         using Shape = decltype(shape);
-        using K = kernels::FmhaDecodeStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
-        const int64_t row_tiles = (Sq * G + Shape::bm - 1) / Shape::bm;
+        using Staged = kernels::FmhaDecodeStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
+        using Sliced = kernels::FmhaDecodeSliced<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
+        using K = std::conditional_t<decltype(sliced)::value, Sliced, Staged>;
+        const int64_t block_rows = decltype(sliced)::value ? Sliced::rows : Shape::bm;
+        const int64_t row_tiles = (Sq * G + block_rows - 1) / block_rows;
         const KeySplits ks = split_keys(capacity, Shape::bn, B * Hkv * row_tiles,
                                         decode_slots(Shape::blocks_per_sm), min_tiles_per_split);
         typename K::Params p{};
@@ -126,10 +149,10 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
         tile::active::launch<K>(grid, p, opt.stream);
         merge_decode_partials<T, Shape::d>(parts, a.o, opt.stream);
       };
-      const auto configs = staged_decode_configs<T>(d, launch);
-      // "_splits": the configurations differ in split length too (choices cached before that are not reused).
+      const auto configs = staged_decode_configs<T>(d, Sq * G, launch);
+      // "_sliced": the candidates include the sliced kernel (choices cached before it are not reused).
       const std::string kind =
-          std::string(dtype_name(a.q.dtype())) + (a.params.window_left >= 0 ? "_window" : "") + "_splits";
+          std::string(dtype_name(a.q.dtype())) + (a.params.window_left >= 0 ? "_window" : "") + "_sliced";
       const auto key = at::make_key("fmha_decode", kind,
                                     at::shape_class({{"d", d}, {"rows", at::pow2_bucket(Sq * G)},
                                                      {"heads", at::pow2_bucket(B * Hkv)}, {"keys", at::pow2_bucket(capacity)}}));
