@@ -188,7 +188,7 @@ INSTANTIATE_TEST_SUITE_P(TileStagedGpu, SlicedTiles, ::testing::Range(0, kNumSli
 TEST_P(SlicedTiles, ProductsAndCombinationsMatchTheirContract) {
   const bool gpu_here = cuda_available();
   const SlicedConfig& c = kSlicedConfigs[GetParam()];
-  const int64_t S = 4, R = 16, D = c.d, NK = c.nk, DV = c.dv;
+  const int64_t S = 4 * c.consumers, R = 16, D = c.d, NK = c.nk, DV = c.dv;
   auto integers = [](int64_t rows, int64_t cols) {
     std::vector<float> v = floats(random_tensor({rows, cols}, DType::f32, Device::cpu(), -2.f, 3.f));
     for (float& x : v) x = std::floor(x);

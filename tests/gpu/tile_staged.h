@@ -10,7 +10,7 @@ namespace tessera::tile_staged_tests {
   bool store_async_tiles(int config, const Tensor& src, const Tensor& dst, const Tensor& add);            \
   /* c = a @ b^T (a [M, K], b [N, K] bf16; c [M, N] f32), kMmaConfigs[config], at most max_blocks blocks */ \
   bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks);     \
-  /* kSlicedConfigs[config]: q [rows <= 16, D], k [4 NK, D], v [4 NK, DV] bf16; the f32 outputs in order */ \
+  /* kSlicedConfigs[config]: q [rows <= 16, D], k and v [4 C NK, D] / [4 C NK, DV] bf16; the f32 outputs */ \
   bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out);
 namespace tile_host { TESSERA_TILE_STAGED_RUNNERS }
 namespace tile_cuda { TESSERA_TILE_STAGED_RUNNERS }

@@ -75,20 +75,21 @@ struct MmaStore {
   }
 };
 
-// Sliced tiles (host/slices.h) in one block: q (the rows of a rank-3 view, at most 16) copied into the four
-// slices; dots = q @ K_s^T and o = bf16(dots) @ V_s per slice s, K and V [4 NK, *] in one stage; then the
+// Sliced tiles (host/slices.h) in one block: q (the rows of a rank-3 view, at most 16) copied into the S = 4 C
+// slices; dots = q @ K_s^T and o = bf16(dots) @ V_s per slice s, K and V [S NK, *] in one stage; then the
 // combinations over slices of o and of its row statistics, and the row maximum repeated into every slice.
-template <int D, int NK, int DV>
+template <int D, int NK, int DV, int C>
 struct SlicedProducts {
-  using Stage = tile::Stage<tile::SharedTile<bf16, 4 * NK, D>, tile::SharedTile<bf16, 4 * NK, DV>>;
-  using Pipe = tile::PipelineShape<Stage, 1, 1>;
+  static constexpr int S = 4 * C;
+  using Stage = tile::Stage<tile::SharedTile<bf16, S * NK, D>, tile::SharedTile<bf16, S * NK, DV>>;
+  using Pipe = tile::PipelineShape<Stage, 1, C>;
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   struct Params {
     tile::View3<const bf16> q;
-    tile::TmaTensor<bf16, 4 * NK, D> k;
-    tile::TmaTensor<bf16, 4 * NK, DV> v;
-    tile::View2<float> dots, o, o_sum, row_max, row_sum, max_repeated;  // [64, NK] [64, DV] [16, DV] [16, 1] [16, 1] [64, 1]
+    tile::TmaTensor<bf16, S * NK, D> k;
+    tile::TmaTensor<bf16, S * NK, DV> v;
+    tile::View2<float> dots, o, o_sum, row_max, row_sum, max_repeated;  // [16 S, NK] [16 S, DV] [16, DV] [16, 1] [16, 1] [16 S, 1]
   };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
@@ -98,11 +99,11 @@ struct SlicedProducts {
       load_async(blk, s.b, p.v, {0, 0});
     });
     pipe.consumers([&] {
-      const auto q = load_slices(blk, mma_accumulator<64, D>(pipe), p.q, {0, 0});
+      const auto q = load_slices(blk, mma_accumulator<16 * S, D>(pipe), p.q, {0, 0});
       const auto s = pipe.acquire();
-      auto dots = mma_accumulator<64, NK>(pipe);
+      auto dots = mma_accumulator<16 * S, NK>(pipe);
       mma_slices(dots, q, transpose(s.a));
-      auto o = mma_accumulator<64, DV>(pipe);
+      auto o = mma_accumulator<16 * S, DV>(pipe);
       mma_slices(o, cast<bf16>(dots), s.b);
       pipe.release(s);
       store(blk, p.dots, {0, 0}, dots);
@@ -110,16 +111,18 @@ struct SlicedProducts {
       const auto m = pipe.slice_max(row_max(o));
       store(blk, p.row_max, {0, 0}, m);
       store(blk, p.row_sum, {0, 0}, pipe.slice_sum(row_sum(o)));
-      store(blk, p.max_repeated, {0, 0}, repeat_slices(m));
+      store(blk, p.max_repeated, {0, 0}, repeat_slices<S>(m));
       store(blk, p.o_sum, {0, 0}, pipe.slice_sum(o));  // last: it reuses the stage's shared memory
     });
   }
 };
 
-struct SlicedConfig { int d, nk, dv; const char* why; };
+struct SlicedConfig { int d, nk, dv, consumers; const char* why; };
 inline constexpr SlicedConfig kSlicedConfigs[] = {
-    {128, 16, 128, "head dim 128, 64-key tiles (16 keys a slice)"},
-    {64, 32, 64, "head dim 64, 128-key tiles (32 keys a slice)"},
+    {128, 16, 128, 1, "head dim 128, 64-key tiles (16 keys a slice)"},
+    {64, 32, 64, 1, "head dim 64, 128-key tiles (32 keys a slice)"},
+    {128, 16, 128, 2, "head dim 128, 128-key tiles in 8 slices over two warpgroups"},
+    {64, 16, 64, 2, "head dim 64, 128-key tiles in 8 slices over two warpgroups"},
 };
 inline constexpr int kNumSlicedConfigs = int(sizeof(kSlicedConfigs) / sizeof(kSlicedConfigs[0]));
 

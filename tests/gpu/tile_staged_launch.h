@@ -65,7 +65,7 @@ bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor&
   if (!staged_pipeline_runs()) return false;
   with_index<kNumSlicedConfigs>(config, [&](auto index) {
     constexpr SlicedConfig S = kSlicedConfigs[decltype(index)::value];
-    using K = SlicedProducts<S.d, S.nk, S.dv>;
+    using K = SlicedProducts<S.d, S.nk, S.dv, S.consumers>;
     typename K::Params p{};
     // q as a rank-3 view of two planes of rows, so that the rows cross from one plane into the next.
     const int64_t rows = q.size(0), first = (rows + 1) / 2;
@@ -77,8 +77,8 @@ bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor&
     p.q.stride[1] = S.d;
     p.q.stride[2] = 1;
     if (rows % 2 != 0) p.q.extent[0] = 1, p.q.extent[1] = rows;
-    p.k = tile::active::make_tma_tensor<4 * S.nk, S.d>(ops::as_rows<const bf16>(k));
-    p.v = tile::active::make_tma_tensor<4 * S.nk, S.dv>(ops::as_rows<const bf16>(v));
+    p.k = tile::active::make_tma_tensor<K::S * S.nk, S.d>(ops::as_rows<const bf16>(k));
+    p.v = tile::active::make_tma_tensor<K::S * S.nk, S.dv>(ops::as_rows<const bf16>(v));
     tile::View2<float>* outs[] = {&p.dots, &p.o, &p.o_sum, &p.row_max, &p.row_sum, &p.max_repeated};
     for (int i = 0; i < 6; ++i) *outs[i] = ops::as_rows<float>(out[i]);
     tile::active::launch<K>({1}, p, nullptr);

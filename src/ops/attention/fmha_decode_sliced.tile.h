@@ -4,13 +4,13 @@
 // the staged kernel's 64 rows were padding, and each consumer thread's chain of instructions was as long as
 // for 64 real rows.
 //
-// Here each key tile is cut in four slices of BN / 4 keys and the tiles are sliced (host/slices.h): slice s
-// of every tile below holds the same 16 query rows against slice s of the keys, so the four slices share the
-// tile's work (on the GPU each is one warp, on the warp-level tensor-core instruction), each with its own
+// Here each key tile is cut in S slices (4 per consumer warpgroup) and the tiles are sliced (host/slices.h):
+// slice s of every tile below holds the same 16 query rows against slice s of the keys, so the slices share
+// the tile's work (on the GPU each is one warp, on the warp-level tensor-core instruction), each with its own
 // online softmax:
 //
 //   q = the 16 query rows, in every slice
-//   for each key tile j (one stage: K_j, V_j), per slice s (keys [s BN/4, (s+1) BN/4) of the tile):
+//   for each key tile j (one stage: K_j, V_j), per slice s (keys [s BN/S, (s+1) BN/S) of the tile):
 //     s = logits(q @ K_j,s^T);  masked as in the staged kernel
 //     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
 //     o = o exp2(m - m_new) + p @ V_j,s
@@ -21,12 +21,16 @@
 
 namespace tessera::ops::kernels {
 
-template <class T, int D, int BN, int STAGES, int BLOCKS>
+// CONSUMERS warpgroups of four slices each: a key tile is cut in 4 CONSUMERS slices.
+template <class T, int D, int BN, int STAGES, int BLOCKS, int CONSUMERS>
 struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
   using Base = FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS>;
   using Params = typename Base::Params;
+  using Pipe = tile::PipelineShape<typename Base::Shape::Stage, STAGES, CONSUMERS>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int rows = tile::kSliceRows;  // query rows of a block
-  static constexpr int slices = 4, slice_keys = BN / slices;
+  static constexpr int slices = 4 * CONSUMERS, slice_keys = BN / slices;
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
@@ -37,7 +41,7 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
     const auto [k_begin, t_end] = Base::visible_keys(p, split_key_range(split, p.splits, len, BN), len, Sq);
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
-    auto pipe = make_pipeline<typename Base::Shape::Pipe>(blk);
+    auto pipe = make_pipeline<Pipe>(blk);
     Base::produce(blk, pipe, p, b, hk, k_begin, t_end, tiles);
     pipe.consumers([&] {
       auto o = mma_accumulator<SR, D>(pipe);
@@ -45,7 +49,7 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
       auto m = full_like(row_max(o), -INFINITY);
       auto l = full_like(m, 0.f);
       // Row 16 s + r of a score tile: query row r0 + r, at position len - Sq + (r0 + r) / G, against key
-      // s BN/4 + column of the tile.
+      // s BN/S + column of the tile.
       const auto like = mma_accumulator<SR, slice_keys>(pipe);
       const auto slice = arange_like(like, 0) / int(rows);
       const auto position = (arange_like(like, 0) - slice * int(rows) + int(r0)) / int(G) + int(len - Sq);
@@ -56,38 +60,14 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
         auto dots = mma_accumulator<SR, slice_keys>(pipe);
         mma_slices(dots, q, transpose(s.a));
         auto scores = p.logits(dots);
-        const bool crosses_end = k0 + BN > t_end;
-        const bool crosses_diagonal = k0 + BN - 1 > len - Sq;
-        const bool crosses_window = p.window_left >= 0 && k0 < len - 1 - p.window_left;
-        if (crosses_end || crosses_diagonal || crosses_window) {
-          const auto key = key_in_tile + int(k0);
-          auto visible = (key < int(t_end)) & (key <= position);
-          if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
-          scores = where(visible, scores, -INFINITY);
-        }
-        if (crosses_end) pipe.zero_rows(s.b, int(t_end - k0));
-        const auto m_new = maximum(m, row_max(scores));
-        const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-        const auto rescale = exp2(m - m_use);
-        const auto probs = exp2(scores - m_use);
-        l = l * rescale + row_sum(probs);
-        o = o * rescale;
-        mma_slices(o, cast<T>(probs), s.b);
+        if (Base::crosses_mask(p, k0, t_end, len, Sq)) scores = Base::masked(p, scores, key_in_tile + int(k0), position, t_end);
+        if (k0 + BN > t_end) pipe.zero_rows(s.b, int(t_end - k0));
+        Base::softmax_step(scores, m, l, o, [&](auto& acc, const auto& probs) { mma_slices(acc, probs, s.b); });
         pipe.release(s);
-        m = m_new;
       }
       const auto m_all = pipe.slice_max(m);
-      const auto weight = exp2(m - repeat_slices(where(m_all == -INFINITY, 0.f, m_all)));
-      const auto l_all = pipe.slice_sum(l * weight);
-      const auto o_all = pipe.slice_sum(o * weight);
-      if (p.splits == 1) {
-        store(blk, head_range(p.o[b], hk * G, G), {r0, 0}, cast<T>(o_all * inverse_sum(l_all)));
-        return;
-      }
-      const int64_t part = split * p.seq_lens.extent[0] + b;
-      store(blk, head_range(p.o_part[part], hk * G, G), {r0, 0}, o_all);
-      store(blk, head_range(p.m_part[part], hk * G, G), {r0, 0}, m_all);
-      store(blk, head_range(p.l_part[part], hk * G, G), {r0, 0}, l_all);
+      const auto weight = exp2(m - repeat_slices<slices>(where(m_all == -INFINITY, 0.f, m_all)));
+      Base::store_result(blk, p, split, b, hk, r0, pipe.slice_sum(o * weight), m_all, pipe.slice_sum(l * weight));
     });
   }
 };

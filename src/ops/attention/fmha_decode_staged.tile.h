@@ -92,7 +92,9 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     constexpr int boxes = BN / kCacheBox;
     int32_t rows[boxes];
     const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
-    pipe.producer(tiles, [&](typename Shape::Stage& s, int64_t j) {
+    // Captured by value (the block and the parameters outlive the kernel body): on the host the loads run
+    // later, inside the consumers' loop (host/pipeline.h), after this function has returned.
+    pipe.producer(tiles, [&blk, &p, b, hk, k_begin, t_end, tiles, pages, rows](typename Shape::Stage& s, int64_t j) mutable {
       if (j == 0) box_rows(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
       for (int box = 0; box < boxes; ++box) {
         load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {rows[box], 0});
@@ -111,6 +113,50 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
     if (first_visible > k_begin) k_begin += (first_visible - k_begin) / BN * BN;
     return {k_begin, split.end};
+  }
+
+  // Whether the key tile at k0 needs a mask: it runs past the split's end, across the first query token's
+  // position or the window's left edge.
+  TILE_DEVICE static bool crosses_mask(const Params& p, int64_t k0, int64_t t_end, int64_t len, int64_t Sq) {
+    return k0 + BN > t_end || k0 + BN - 1 > len - Sq || (p.window_left >= 0 && k0 < len - 1 - p.window_left);
+  }
+
+  // The scores of the keys a query row sees (before the split's end, at or before its position, inside the
+  // window), -inf elsewhere.
+  template <class S, class I>
+  TILE_DEVICE static S masked(const Params& p, const S& scores, const I& key, const I& position, int64_t t_end) {
+    auto visible = (key < int(t_end)) & (key <= position);
+    if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
+    return where(visible, scores, -INFINITY);
+  }
+
+  // One online-softmax step over a tile of scores; accumulate(o, probabilities) adds the tile's values.
+  template <class S, class V, class O, class F>
+  TILE_DEVICE static void softmax_step(const S& scores, V& m, V& l, O& o, F&& accumulate) {
+    const auto m_new = maximum(m, row_max(scores));
+    const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
+    const auto rescale = exp2(m - m_use);
+    const auto probs = exp2(scores - m_use);
+    l = l * rescale + row_sum(probs);
+    o = o * rescale;
+    accumulate(o, cast<T>(probs));
+    m = m_new;
+  }
+
+  // The block's result for query rows [r0, ...) of KV head hk's group: o / l with one split, else the split's
+  // o, m and l to the partials.
+  template <class Block, class O, class V>
+  TILE_DEVICE static void store_result(Block& blk, const Params& p, int64_t split, int64_t b, int64_t hk, int64_t r0,
+                                       const O& o, const V& m, const V& l) {
+    const int64_t G = p.group;
+    if (p.splits == 1) {
+      store(blk, head_range(p.o[b], hk * G, G), {r0, 0}, cast<T>(o * inverse_sum(l)));
+      return;
+    }
+    const int64_t part = split * p.seq_lens.extent[0] + b;
+    store(blk, head_range(p.o_part[part], hk * G, G), {r0, 0}, o);
+    store(blk, head_range(p.m_part[part], hk * G, G), {r0, 0}, m);
+    store(blk, head_range(p.l_part[part], hk * G, G), {r0, 0}, l);
   }
 
   template <class Block>
@@ -137,39 +183,20 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
         mma(dots, q, transpose(s.a));
         mma_wait(dots, o);
         auto scores = p.logits(dots);
-        // Query row r sits at position len - Sq + r / G; tiles past the end, across the first query token's
-        // position or the window's left edge are masked.
-        const bool crosses_end = k0 + BN > t_end;
-        const bool crosses_diagonal = k0 + BN - 1 > len - Sq;
-        const bool crosses_window = p.window_left >= 0 && k0 < len - 1 - p.window_left;
-        if (crosses_end || crosses_diagonal || crosses_window) {
-          const auto key = arange_like(dots, 1) + int(k0);
+        // Query row r sits at position len - Sq + r / G.
+        if (crosses_mask(p, k0, t_end, len, Sq)) {
           const auto position = (arange_like(dots, 0) + int(r0)) / int(G) + int(len - Sq);
-          auto visible = (key < int(t_end)) & (key <= position);
-          if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
-          scores = where(visible, scores, -INFINITY);
+          scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
         }
-        if (crosses_end) pipe.zero_rows(s.b, int(t_end - k0));
-        const auto m_new = maximum(m, row_max(scores));
-        const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-        const auto rescale = exp2(m - m_use);
-        const auto probs = exp2(scores - m_use);
-        l = l * rescale + row_sum(probs);
-        o = o * rescale;
-        mma(o, cast<T>(probs), s.b);
-        mma_wait(o);
+        if (k0 + BN > t_end) pipe.zero_rows(s.b, int(t_end - k0));
+        softmax_step(scores, m, l, o, [&](auto& acc, const auto& probs) {
+          mma(acc, probs, s.b);
+          mma_wait(acc);
+        });
         pipe.release(s);  // the next products wait for this one anyway: free the stage for the next loads now
-        m = m_new;
         k0 += BN;
       }
-      if (p.splits == 1) {
-        store(blk, head_range(p.o[b], hk * G, G), {r0, 0}, cast<T>(o * inverse_sum(l)));
-        return;
-      }
-      const int64_t part = split * p.seq_lens.extent[0] + b;
-      store(blk, head_range(p.o_part[part], hk * G, G), {r0, 0}, o);
-      store(blk, head_range(p.m_part[part], hk * G, G), {r0, 0}, m);
-      store(blk, head_range(p.l_part[part], hk * G, G), {r0, 0}, l);
+      store_result(blk, p, split, b, hk, r0, o, m, l);
     });
   }
 };

@@ -207,25 +207,43 @@ __device__ __forceinline__ void for_each_accumulator_row(const View3<T>& view, C
 }
 }  // namespace detail
 
+namespace detail {
+// An accumulator-layout tile (L: WgmmaAcc or a layout with its element order) read from a rank-3 view seen as
+// rows, column pairs as one access each where the view allows. 16-bit pairs move as one 32-bit word, padded as
+// a word: selected half by half, the pad cost two byte permutes per pair (a decode prologue's 161 a warp).
+template <class L, class T>
+__device__ __forceinline__ Tile<std::remove_const_t<T>, L> load_accumulator(const View3<T>& view, Coord at, float pad) {
+  using V = std::remove_const_t<T>;
+  constexpr int N = L::cols;
+  if (!pairs_fit(view, at.col, N)) return load_elements<V, T, L>(view, at, pad);
+  Tile<V, L> out;
+  const V padv = convert_element<V>(pad);
+  for_each_accumulator_row<L>(view, at, [&](int e, const T* row) {
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j) {
+      if constexpr (sizeof(V) == 2) {
+        uint32_t word;
+        const pair_of<V> pad_pair{padv, padv};
+        memcpy(&word, &pad_pair, sizeof(word));
+        if (row) word = *reinterpret_cast<const uint32_t*>(row + 8 * j);
+        memcpy(&out.v[e + 4 * j], &word, sizeof(word));
+      } else {
+        const auto pr = row ? *reinterpret_cast<const pair_of<V>*>(row + 8 * j) : pair_of<V>{padv, padv};
+        out.v[e + 4 * j] = pr.x;
+        out.v[e + 4 * j + 1] = pr.y;
+      }
+    }
+  });
+  return out;
+}
+}  // namespace detail
+
 template <class T, class U, int M, int N, int C, int TH>
 __device__ __forceinline__ Tile<std::remove_const_t<T>, WgmmaAcc<M, N, C>> load_like(const Block<TH>&,
                                                                                    const Tile<U, WgmmaAcc<M, N, C>>&,
                                                                                    const View3<T>& view, Coord at,
                                                                                    float pad = 0.f) {
-  using V = std::remove_const_t<T>;
-  using L = WgmmaAcc<M, N, C>;
-  if (!detail::pairs_fit(view, at.col, N)) return detail::load_elements<V, T, L>(view, at, pad);
-  Tile<V, L> out;
-  const V padv = convert_element<V>(pad);
-  detail::for_each_accumulator_row<L>(view, at, [&](int e, const T* row) {
-#pragma unroll
-    for (int j = 0; j < N / 8; ++j) {
-      const auto pr = row ? *reinterpret_cast<const detail::pair_of<V>*>(row + 8 * j) : detail::pair_of<V>{padv, padv};
-      out.v[e + 4 * j] = pr.x;
-      out.v[e + 4 * j + 1] = pr.y;
-    }
-  });
-  return out;
+  return detail::load_accumulator<WgmmaAcc<M, N, C>>(view, at, pad);
 }
 
 template <class T, class U, int M, int N, int C, int TH>

@@ -8,17 +8,16 @@
 //   mma_slices(acc, a, b)              acc [S 16, N] += per slice s: a_s [16, K] @ rows [s K, s K + K) of b
 //   load_slices(blk, like, view, at)   [S 16, C]: the 16 rows at `at` (load_like of a rank-3 view) in every slice
 //   pipe.slice_max(x), slice_sum(x)    [S 16, C] -> [16, C]: row r is the max / sum of row r of every slice
-//   repeat_slices(x)                   [16, 1] -> [S 16, 1]: x in every slice
+//   repeat_slices<S>(x)                [16, 1] -> [S 16, 1]: x in every slice
 //
-// On the GPU S is 4 and a sliced tile is a 64-row accumulator tile of one consumer warpgroup.
+// On the GPU S is 4 per consumer warpgroup (a slice a warp) and a sliced tile is an accumulator tile of the
+// block's cooperative consumers.
 #pragma once
 #include "tessera/tile/host/gather.h"
 #include "tessera/tile/host/tile.h"
 #include "tessera/tile/staged.h"
 
 namespace tessera::tile::host {
-
-inline constexpr int kSlices = 4;  // as many as the GPU has warps in a consumer warpgroup
 
 template <class T, int M, int N, int K, int R>
 void mma_slices(Tile<float, M, N>& acc, const Tile<T, M, K>& a, const Transposed<SharedTile<T, R, K>>& b) {
@@ -56,10 +55,10 @@ Tile<std::remove_const_t<T>, M, C> load_slices(const Block& blk, const Tile<U, M
   return out;
 }
 
-template <class T>
-Tile<T, kSlices * kSliceRows, 1> repeat_slices(const Tile<T, kSliceRows, 1>& t) {
-  Tile<T, kSlices * kSliceRows, 1> out;
-  for (int r = 0; r < kSlices * kSliceRows; ++r) out(r, 0) = t(r % kSliceRows, 0);
+template <int S, class T>
+Tile<T, S * kSliceRows, 1> repeat_slices(const Tile<T, kSliceRows, 1>& t) {
+  Tile<T, S * kSliceRows, 1> out;
+  for (int r = 0; r < S * kSliceRows; ++r) out(r, 0) = t(r % kSliceRows, 0);
   return out;
 }
 

@@ -393,44 +393,48 @@ class Pipeline {
     }
   }
 
-  // Combinations over the slices of a sliced tile (hopper/slices.h; host/slices.h has the contract). One
-  // consumer warpgroup; all its threads call them, after the block's last stage: the accumulator's sum goes
-  // through the stages' shared memory, which nothing reads or fills any more by then.
-  __device__ Tile<float, SliceRows> slice_max(const Tile<float, WgmmaRows<64, 1>>& t) {
-    static_assert(Shape::consumers == 1, "sliced tiles: one consumer warpgroup");
+  // Combinations over the slices of a sliced tile (hopper/slices.h; host/slices.h has the contract): the 4 C
+  // warps of the C cooperative consumer warpgroups. All consumer threads call them, after the block's last
+  // stage: the accumulator's sum goes through the stages' shared memory, which nothing reads or fills any more
+  // by then.
+  static constexpr int kSliceWarps = 4 * Shape::consumers_per_tile;
+  __device__ Tile<float, SliceRows<kSliceWarps>> slice_max(const Tile<float, WgmmaRows<16 * kSliceWarps, Shape::consumers_per_tile>>& t) {
+    static_assert(Shape::mode == Consumers::cooperative, "sliced tiles: cooperative consumers");
     if constexpr (ROLE == Role::consumer) return hopper::combine_slice_rows(t, detail::Max{});
     else return {};
   }
-  __device__ Tile<float, SliceRows> slice_sum(const Tile<float, WgmmaRows<64, 1>>& t) {
-    static_assert(Shape::consumers == 1, "sliced tiles: one consumer warpgroup");
+  __device__ Tile<float, SliceRows<kSliceWarps>> slice_sum(const Tile<float, WgmmaRows<16 * kSliceWarps, Shape::consumers_per_tile>>& t) {
+    static_assert(Shape::mode == Consumers::cooperative, "sliced tiles: cooperative consumers");
     if constexpr (ROLE == Role::consumer) return hopper::combine_slice_rows(t, [](float x, float y) { return x + y; });
     else return {};
   }
   // Each warp writes its slice as it holds it (element e of lane l at float4 e / 4 of row l: conflict-free),
-  // then reads back, from every slice, the elements of its own quarter of the columns: the same lane holds the
+  // then reads back, from every slice, the elements of its own share of the columns: the same lane holds the
   // same (row, column) in every slice.
   template <int N>
-  __device__ Tile<float, SliceCols<N>> slice_sum(const Tile<float, WgmmaAcc<64, N, 1>>& t) {
-    static_assert(Shape::consumers == 1, "sliced tiles: one consumer warpgroup");
-    using L = WgmmaAcc<64, N, 1>;
-    static_assert(kSlices * L::size * 32 * sizeof(float) <= Shape::stages * Shape::stage_stride,
+  __device__ Tile<float, SliceCols<N, kSliceWarps>> slice_sum(
+      const Tile<float, WgmmaAcc<16 * kSliceWarps, N, Shape::consumers_per_tile>>& t) {
+    static_assert(Shape::mode == Consumers::cooperative, "sliced tiles: cooperative consumers");
+    constexpr int S = kSliceWarps;
+    using L = WgmmaAcc<16 * S, N, Shape::consumers_per_tile>;
+    static_assert(S * L::size * 32 * sizeof(float) <= Shape::stages * Shape::stage_stride,
                   "slice_sum: the stages' shared memory holds every slice");
-    Tile<float, SliceCols<N>> out;
+    Tile<float, SliceCols<N, S>> out;
     if constexpr (ROLE == Role::consumer) {
-      const int l = hopper::lane(), w = hopper::thread_in_warpgroup() / 32;
+      const int l = hopper::lane(), w = int(threadIdx.x) / 32;
       const uint32_t scratch = hopper::shared_address(mem_.stages);
-      constexpr int chunks = L::size / 4, mine = SliceCols<N>::size / 4;
+      constexpr int chunks = L::size / 4, mine = SliceCols<N, S>::size / 4;
       auto at = [&](int slice, int chunk) { return scratch + uint32_t(((slice * chunks + chunk) * 32 + l) * 16); };
-      hopper::consumer_sync(1, 128);  // every warp is done with the stages
+      hopper::consumer_sync(1, 32 * S);  // every warp is done with the stages
 #pragma unroll
       for (int c = 0; c < chunks; ++c) hopper::store_shared(at(w, c), t.v[4 * c], t.v[4 * c + 1], t.v[4 * c + 2], t.v[4 * c + 3]);
-      hopper::consumer_sync(1, 128);
+      hopper::consumer_sync(1, 32 * S);
 #pragma unroll
       for (int c = 0; c < mine; ++c) {
         float sum[4];
         hopper::load_shared(at(0, c + w * mine), sum);
 #pragma unroll
-        for (int s = 1; s < kSlices; ++s) {
+        for (int s = 1; s < S; ++s) {
           float x[4];
           hopper::load_shared(at(s, c + w * mine), x);
 #pragma unroll

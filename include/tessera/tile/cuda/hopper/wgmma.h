@@ -48,9 +48,10 @@ template <int M, int C>
 struct WgmmaRows {
   static constexpr int rows = M, cols = 1, threads = 128 * C;
   static constexpr int slices = M / C / 64, size = 2 * slices;
+  // The warpgroup from the thread index, not warpgroup()'s shuffle: stores call row() for their owners only.
   __device__ static int row(int s) {
     const int t = hopper::thread_in_warpgroup();
-    return (C == 1 ? 0 : hopper::warpgroup() * (M / C)) + (s / 2) * 64 + (t / 32) * 16 + (t % 32) / 4 + 8 * (s % 2);
+    return (C == 1 ? 0 : (int(threadIdx.x) / 128) * (M / C)) + (s / 2) * 64 + (t / 32) * 16 + (t % 32) / 4 + 8 * (s % 2);
   }
   __device__ static int col(int) { return 0; }
   __device__ static bool owner(int) { return hopper::lane() % 4 == 0; }
