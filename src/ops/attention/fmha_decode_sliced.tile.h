@@ -62,7 +62,7 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
         auto scores = p.logits(dots);
         if (Base::crosses_mask(p, k0, t_end, len, Sq)) scores = Base::masked(p, scores, key_in_tile + int(k0), position, t_end);
         if (k0 + BN > t_end) pipe.zero_rows(s.b, int(t_end - k0));
-        Base::softmax_step(scores, m, l, o, [&](auto& acc, const auto& probs) { mma_slices(acc, probs, s.b); });
+        online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) { mma_slices(acc, probs, s.b); });
         pipe.release(s);
       }
       const auto m_all = pipe.slice_max(m);

@@ -130,19 +130,6 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     return where(visible, scores, -INFINITY);
   }
 
-  // One online-softmax step over a tile of scores; accumulate(o, probabilities) adds the tile's values.
-  template <class S, class V, class O, class F>
-  TILE_DEVICE static void softmax_step(const S& scores, V& m, V& l, O& o, F&& accumulate) {
-    const auto m_new = maximum(m, row_max(scores));
-    const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-    const auto rescale = exp2(m - m_use);
-    const auto probs = exp2(scores - m_use);
-    l = l * rescale + row_sum(probs);
-    o = o * rescale;
-    accumulate(o, cast<T>(probs));
-    m = m_new;
-  }
-
   // The block's result for query rows [r0, ...) of KV head hk's group: o / l with one split, else the split's
   // o, m and l to the partials.
   template <class Block, class O, class V>
@@ -189,7 +176,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
           scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
         }
         if (k0 + BN > t_end) pipe.zero_rows(s.b, int(t_end - k0));
-        softmax_step(scores, m, l, o, [&](auto& acc, const auto& probs) {
+        online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) {
           mma(acc, probs, s.b);
           mma_wait(acc);
         });

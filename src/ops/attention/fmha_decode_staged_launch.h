@@ -70,10 +70,10 @@ template <class T, class F>
 std::vector<at::Candidate> staged_decode_configs(int64_t d, int64_t rows, const F& launch) {
   using kernels::StagedDecodeShape;
   constexpr int64_t n = kMinTilesPerSplit, s = kMinTilesPerShortSplit;
-  // The sliced kernel's consumer warpgroups (0: the staged kernel). Two (eight slices of 128-key tiles) were
-  // slower at B 1 x 2k: 26-28 us against 15-16 for one (H200, session 29).
-  constexpr std::integral_constant<int, 1> sliced;
-  constexpr std::integral_constant<int, 0> whole;
+  // The sliced kernel with one consumer warpgroup: two (eight slices of 128-key tiles) were slower at
+  // B 1 x 2k, 26-28 us against 15-16 (H200, session 29).
+  constexpr std::true_type sliced;
+  constexpr std::false_type whole;
   std::vector<at::Candidate> staged, few_rows;
   if (d == 64) {
     staged = {{"bn128_s4", [=] { launch(StagedDecodeShape<T, 64, 128, 4, 1>{}, n, whole); }},
@@ -119,11 +119,9 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
       auto launch = [&, k_planes, v_planes](auto shape, int64_t min_tiles_per_split, auto sliced) {
         using Shape = decltype(shape);
         using Staged = kernels::FmhaDecodeStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm>;
-        constexpr int consumers = decltype(sliced)::value;  // 0: the staged kernel
-        using Sliced = kernels::FmhaDecodeSliced<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm,
-                                                 consumers == 0 ? 1 : consumers>;
-        using K = std::conditional_t<consumers != 0, Sliced, Staged>;
-        const int64_t block_rows = consumers != 0 ? Sliced::rows : Shape::bm;
+        using Sliced = kernels::FmhaDecodeSliced<T, Shape::d, Shape::bn, Shape::Pipe::stages, Shape::blocks_per_sm, 1>;
+        using K = std::conditional_t<decltype(sliced)::value, Sliced, Staged>;
+        const int64_t block_rows = decltype(sliced)::value ? Sliced::rows : Shape::bm;
         const int64_t row_tiles = (Sq * G + block_rows - 1) / block_rows;
         const KeySplits ks = split_keys(capacity, Shape::bn, B * Hkv * row_tiles,
                                         decode_slots(Shape::blocks_per_sm), min_tiles_per_split);

@@ -36,22 +36,42 @@ struct Logits {
   }
 };
 
+// The step's statistics: m and l move on to the new tile; returns the factor that rescales the output rows
+// and the probabilities p.
+template <class R, class P>
+struct SoftmaxWeights {
+  R rescale;
+  P p;
+};
+template <class S, class Vec>
+TILE_DEVICE auto online_softmax_weights(const S& s, Vec& m, Vec& l) {
+  const auto m_new = maximum(m, row_max(s));
+  const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
+  SoftmaxWeights<decltype(exp2(m - m_use)), decltype(exp2(s - m_use))> w{exp2(m - m_use), exp2(s - m_use)};
+  l = l * w.rescale + row_sum(w.p);
+  m = m_new;
+  return w;
+}
+
 // acc[c] (c < NV) are the [BM, kDimChunk] chunks of the output rows; m and l the running row max and sum.
 // load_v(c) returns chunk c of the value tile matching the score columns.
 template <class T, int NV, class Block, class S, class Vec, class Acc, class LoadV>
 TILE_DEVICE void online_softmax_step(Block& blk, const S& s, Vec& m, Vec& l, Acc (&acc)[NV], LoadV load_v) {
   (void)blk;
-  const auto m_new = maximum(m, row_max(s));
-  const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-  const auto rescale = exp2(m - m_use);
-  const auto p = exp2(s - m_use);
-  l = l * rescale + row_sum(p);
-  const auto p_in = cast<T>(p);
+  const auto w = online_softmax_weights(s, m, l);
+  const auto p_in = cast<T>(w.p);
   for (int c = 0; c < NV; ++c) {
-    acc[c] = acc[c] * rescale;
+    acc[c] = acc[c] * w.rescale;
     mma(acc[c], p_in, load_v(c));
   }
-  m = m_new;
+}
+
+// The same with the output rows in one tile o: accumulate(o, p cast to T) adds p @ v.
+template <class T, class S, class Vec, class O, class Accumulate>
+TILE_DEVICE void online_softmax_step(const S& s, Vec& m, Vec& l, O& o, Accumulate&& accumulate) {
+  const auto w = online_softmax_weights(s, m, l);
+  o = o * w.rescale;
+  accumulate(o, cast<T>(w.p));
 }
 
 // Folds one split's partial result (its row max m_s, sum l_s and unnormalised output o_s, over its keys) into

@@ -405,7 +405,7 @@ class Pipeline {
   }
   __device__ Tile<float, SliceRows<kSliceWarps>> slice_sum(const Tile<float, WgmmaRows<16 * kSliceWarps, Shape::consumers_per_tile>>& t) {
     static_assert(Shape::mode == Consumers::cooperative, "sliced tiles: cooperative consumers");
-    if constexpr (ROLE == Role::consumer) return hopper::combine_slice_rows(t, [](float x, float y) { return x + y; });
+    if constexpr (ROLE == Role::consumer) return hopper::combine_slice_rows(t, detail::Sum{});
     else return {};
   }
   // Each warp writes its slice as it holds it (element e of lane l at float4 e / 4 of row l: conflict-free),

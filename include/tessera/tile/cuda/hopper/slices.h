@@ -52,10 +52,11 @@ template <int N, int W>
 struct common_layout<SliceRows<W>, SliceCols<N, W>> { using type = SliceCols<N, W>; };
 
 namespace hopper {
-// Byte offset of the 16-byte row piece holding element (r, c) of an R-row 16-bit tile (c a multiple of 8).
-template <int R>
+// Byte offset of the 16-byte row piece holding element (r, c) of an R-row tile of T (c a multiple of a piece).
+template <class T, int R>
 __device__ __forceinline__ uint32_t swizzled_piece(int r, int c) {
-  return uint32_t(((c / 64) * R + r) * 128 + ((((c % 64) / 8) ^ (r % 8)) * 16));
+  constexpr int P = panel_cols<T>, piece = 16 / int(sizeof(T));
+  return uint32_t(((c / P) * R + r) * 128 + ((((c % P) / piece) ^ (r % 8)) * 16));
 }
 
 // Four 8 x 8 matrices of 16-bit elements, row i of matrix j at the address lane 8 j + i gives; TRANS: each
@@ -124,7 +125,7 @@ __device__ __forceinline__ void mma_slices(Tile<float, WgmmaAcc<M, N, C>>& acc, 
 #pragma unroll
     for (int j = 0; j < N / 8; ++j) {
       uint32_t bf[4];
-      hopper::ldmatrix_x4<false>(bf, base + hopper::swizzled_piece<R>(8 * j + l % 8, 16 * kk + 8 * (l / 8)));
+      hopper::ldmatrix_x4<false>(bf, base + hopper::swizzled_piece<T, R>(8 * j + l % 8, 16 * kk + 8 * (l / 8)));
       hopper::mma_m16n8k16<T>(&acc.v[4 * j], af[0], bf[0], bf[1]);
       hopper::mma_m16n8k16<T>(&acc.v[4 * j], af[1], bf[2], bf[3]);
     }
@@ -149,7 +150,7 @@ __device__ __forceinline__ void mma_slices(Tile<float, WgmmaAcc<M, N, C>>& acc, 
 #pragma unroll
     for (int jj = 0; jj < N / 16; ++jj) {
       uint32_t bf[4];
-      hopper::ldmatrix_x4<true>(bf, base + hopper::swizzled_piece<R>(row0 + 16 * kk, 16 * jj + 8 * (l / 16)));
+      hopper::ldmatrix_x4<true>(bf, base + hopper::swizzled_piece<T, R>(row0 + 16 * kk, 16 * jj + 8 * (l / 16)));
       hopper::mma_m16n8k16<T>(&acc.v[4 * (2 * jj)], af, bf[0], bf[1]);
       hopper::mma_m16n8k16<T>(&acc.v[4 * (2 * jj + 1)], af, bf[2], bf[3]);
     }
