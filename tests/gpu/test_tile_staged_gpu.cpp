@@ -241,6 +241,64 @@ TEST_P(SlicedTiles, ProductsAndCombinationsMatchTheirContract) {
   if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
 }
 
+// Consumers in column shares against a plain computation, exact for small integers: host mode, and on the GPU
+// the shares' products (the left operand of the second exchanged through shared memory), row reductions
+// across the shares and a row statistic broadcast over them.
+class ColumnShares : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(TileStagedGpu, ColumnShares, ::testing::Range(0, kNumColumnSharesConfigs));
+
+TEST_P(ColumnShares, ProductsAndRowReductionsMatchAPlainComputation) {
+  const bool gpu_here = cuda_available();
+  const ColumnSharesConfig& c = kColumnSharesConfigs[GetParam()];
+  const int64_t M = 64, D = c.d, NK = c.nk, DV = c.dv;
+  SCOPED_TRACE(c.why);
+  auto integers = [](int64_t rows, int64_t cols) {
+    std::vector<float> v = floats(random_tensor({rows, cols}, DType::f32, Device::cpu(), -2.f, 3.f));
+    for (float& x : v) x = std::floor(x);
+    return v;
+  };
+  const std::vector<float> qv = integers(M, D), kv = integers(NK, D), vv = integers(NK, DV);
+  std::vector<float> dots(size_t(M * NK)), o(size_t(M * DV), 0.f), row_max(size_t(M), -INFINITY), row_sum(size_t(M), 0.f);
+  std::vector<float> o_less_max(size_t(M * DV));
+  for (int64_t r = 0; r < M; ++r)
+    for (int64_t n = 0; n < NK; ++n) {
+      float sum = 0.f;
+      for (int64_t d = 0; d < D; ++d) sum += qv[size_t(r * D + d)] * kv[size_t(n * D + d)];
+      dots[size_t(r * NK + n)] = sum;
+      row_max[size_t(r)] = std::max(row_max[size_t(r)], sum);
+    }
+  const std::vector<float> probs = floats(from_floats(dots, {M, NK}, DType::bf16));  // rounded as cast<bf16>
+  for (int64_t r = 0; r < M; ++r) {
+    float most = -INFINITY;
+    for (int64_t j = 0; j < DV; ++j) {
+      float sum = 0.f;
+      for (int64_t n = 0; n < NK; ++n) sum += probs[size_t(r * NK + n)] * vv[size_t(n * DV + j)];
+      o[size_t(r * DV + j)] = sum;
+      row_sum[size_t(r)] += sum;
+      most = std::max(most, sum);
+    }
+    for (int64_t j = 0; j < DV; ++j) o_less_max[size_t(r * DV + j)] = o[size_t(r * DV + j)] - most;
+  }
+  const std::vector<float>* want[] = {&dots, &o, &row_max, &row_sum, &o_less_max};
+  const std::vector<int64_t> shapes[] = {{M, NK}, {M, DV}, {M, 1}, {M, 1}, {M, DV}};
+  const char* names[] = {"dots", "o", "row max of dots", "row sum of o", "o less its row max"};
+  const Tensor q = from_floats(qv, {M, D}, DType::bf16), k = from_floats(kv, {NK, D}, DType::bf16),
+               v = from_floats(vv, {NK, DV}, DType::bf16);
+  for (Device dev : {Device::cpu(), Device::cuda()}) {
+    if (dev.is_cuda() && !gpu_here) continue;
+    std::vector<Tensor> out;
+    for (const auto& shape : shapes) out.push_back(poisoned(shape, DType::f32, dev));
+    const bool ran = dev.is_cpu() ? tile_host::column_shares_products(GetParam(), q, k, v, out.data())
+                                  : tile_cuda::column_shares_products(GetParam(), q.to(dev), k.to(dev), v.to(dev), out.data());
+    if (!ran) GTEST_SKIP() << "skipped: not a Hopper GPU";
+    for (int i = 0; i < 5; ++i)
+      EXPECT_TRUE(all_close(floats(out[size_t(i)].to(Device::cpu())), *want[i], {0, 0}))
+          << names[i] << (dev.is_cpu() ? " (host mode)" : " (GPU)");
+  }
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
 }  // namespace
+
 }  // namespace tessera::tile_staged_tests
 #endif

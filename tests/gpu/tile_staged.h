@@ -11,7 +11,9 @@ namespace tessera::tile_staged_tests {
   /* c = a @ b^T (a [M, K], b [N, K] bf16; c [M, N] f32), kMmaConfigs[config], at most max_blocks blocks */ \
   bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks);     \
   /* kSlicedConfigs[config]: q [rows <= 16, D], k and v [4 C NK, D] / [4 C NK, DV] bf16; the f32 outputs */ \
-  bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out);
+  bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out); \
+  /* kColumnSharesConfigs[config]: q [64, D], k [NK, D], v [NK, DV] bf16; the f32 outputs */           \
+  bool column_shares_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out);
 namespace tile_host { TESSERA_TILE_STAGED_RUNNERS }
 namespace tile_cuda { TESSERA_TILE_STAGED_RUNNERS }
 #undef TESSERA_TILE_STAGED_RUNNERS

@@ -126,6 +126,55 @@ inline constexpr SlicedConfig kSlicedConfigs[] = {
 };
 inline constexpr int kNumSlicedConfigs = int(sizeof(kSlicedConfigs) / sizeof(kSlicedConfigs[0]));
 
+// Consumers in column shares (Consumers::column_shares): two warpgroups, each with every row and half of the
+// columns of each accumulator. dots = q @ K^T and o = bf16(dots) @ V (the left operand in shares, exchanged
+// through shared memory), the row maxima of dots and row sums of o (combined across the shares), and o minus
+// its row maxima (a row statistic broadcast over the shares).
+template <int D, int NK, int DV>
+struct ColumnSharesProducts {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 64, D>, tile::SharedTile<bf16, NK, D>, tile::SharedTile<bf16, NK, DV>>;
+  using Pipe = tile::PipelineShape<Stage, 1, 2, tile::Consumers::column_shares>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::TmaTensor<bf16, 64, D> q;
+    tile::TmaTensor<bf16, NK, D> k;
+    tile::TmaTensor<bf16, NK, DV> v;
+    tile::View2<float> dots, o, row_max, row_sum, o_less_max;  // [64, NK] [64, DV] [64, 1] [64, 1] [64, DV]
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    pipe.producer(1, [&](Stage& s, int64_t) {
+      load_async(blk, s.a, p.q, {0, 0});
+      load_async(blk, s.b, p.k, {0, 0});
+      load_async(blk, s.c, p.v, {0, 0});
+    });
+    pipe.consumers([&] {
+      auto dots = mma_accumulator<64, NK>(pipe);
+      auto o = mma_accumulator<64, DV>(pipe);
+      for (const Stage& s : pipe.stages(1, o)) {
+        mma(dots, s.a, transpose(s.b));
+        mma_wait(dots);
+        mma(o, cast<bf16>(dots), s.c);
+        mma_wait(o);
+      }
+      store(blk, p.dots, {0, 0}, dots);
+      store(blk, p.o, {0, 0}, o);
+      store(blk, p.row_max, {0, 0}, row_max(dots));
+      store(blk, p.row_sum, {0, 0}, row_sum(o));
+      store(blk, p.o_less_max, {0, 0}, o - row_max(o));
+    });
+  }
+};
+
+struct ColumnSharesConfig { int d, nk, dv; const char* why; };
+inline constexpr ColumnSharesConfig kColumnSharesConfigs[] = {
+    {128, 64, 512, "MLA's shares: 32 keys and 256 output columns a warpgroup"},
+    {64, 64, 128, "32 keys and 64 output columns a warpgroup"},
+};
+inline constexpr int kNumColumnSharesConfigs = int(sizeof(kColumnSharesConfigs) / sizeof(kColumnSharesConfigs[0]));
+
 // The configurations tested, each named for the test's messages.
 // dtype: 0 bf16, 1 f16, 2 f32. add: 0 none, 1 a tensor of its own, 2 the destination itself (in place).
 struct StoreConfig { int bm, bn, consumers; bool pingpong; int dtype, add; const char* why; };

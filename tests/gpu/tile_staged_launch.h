@@ -86,4 +86,20 @@ bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor&
   return true;
 }
 
+bool column_shares_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out) {
+  if (!staged_pipeline_runs()) return false;
+  with_index<kNumColumnSharesConfigs>(config, [&](auto index) {
+    constexpr ColumnSharesConfig S = kColumnSharesConfigs[decltype(index)::value];
+    using K = ColumnSharesProducts<S.d, S.nk, S.dv>;
+    typename K::Params p{};
+    p.q = tile::active::make_tma_tensor<64, S.d>(ops::as_rows<const bf16>(q));
+    p.k = tile::active::make_tma_tensor<S.nk, S.d>(ops::as_rows<const bf16>(k));
+    p.v = tile::active::make_tma_tensor<S.nk, S.dv>(ops::as_rows<const bf16>(v));
+    tile::View2<float>* outs[] = {&p.dots, &p.o, &p.row_max, &p.row_sum, &p.o_less_max};
+    for (int i = 0; i < 5; ++i) *outs[i] = ops::as_rows<float>(out[i]);
+    tile::active::launch<K>({1}, p, nullptr);
+  });
+  return true;
+}
+
 }  // namespace tessera::tile_staged_tests::TESSERA_TILE_BACKEND

@@ -167,8 +167,11 @@ TILE_HD PersistentTiles persistent_tiles(const Block& blk, const TileSchedule& s
 
 // How the consumer roles of a staged kernel share the work. cooperative: all of them compute each output tile
 // together, each its share of the rows. pingpong: they take turns, a whole tile each, so one's epilogue runs
-// while the next computes. Kernel code is the same for both.
-enum class Consumers { cooperative, pingpong };
+// while the next computes. column_shares: all of them compute each tile together, each its share of the
+// columns (every share has all the rows: for 64-row tiles wider than one consumer can hold, such as MLA's
+// 512-column output); row reductions and products whose left operand is in shares exchange what they need
+// through shared memory. Kernel code is the same for all three.
+enum class Consumers { cooperative, pingpong, column_shares };
 
 // A stage (or resident tiles) laid out from `base`: its tiles back to back, each completing on `ready` (the
 // GPU's barrier for its copies; the host passes none).

@@ -246,15 +246,17 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, WgmmaAcc<M, N, C>> load_
   return detail::load_accumulator<WgmmaAcc<M, N, C>>(view, at, pad);
 }
 
-template <class T, class U, int M, int N, int C, int TH>
-__device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t) {
+// (L: WgmmaAcc or WgmmaColumnShares, whose rows each hold per_slice / 4 column pairs of the thread.)
+template <class T, class U, class L, int TH>
+  requires requires { L::per_slice; }
+__device__ __forceinline__ void store(const Block<TH>&, const View3<T>& view, Coord at, const Tile<U, L>& t) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
-  using L = WgmmaAcc<M, N, C>;
-  if (!detail::pairs_fit(view, at.col, N)) return detail::store_elements(view, at, t);
+  if (!detail::pairs_fit(view, at.col, L::cols)) return detail::store_elements(view, at, t);
   detail::for_each_accumulator_row<L>(view, at, [&](int e, T* row) {
     if (!row) return;
 #pragma unroll
-    for (int j = 0; j < N / 8; ++j) *reinterpret_cast<detail::pair_of<T>*>(row + 8 * j) = {t.v[e + 4 * j], t.v[e + 4 * j + 1]};
+    for (int j = 0; j < L::per_slice / 4; ++j)
+      *reinterpret_cast<detail::pair_of<T>*>(row + 8 * j) = {t.v[e + 4 * j], t.v[e + 4 * j + 1]};
   });
 }
 

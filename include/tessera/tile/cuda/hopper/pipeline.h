@@ -112,7 +112,8 @@ template <class Shape, Role ROLE>
 class Pipeline {
  public:
   using StageT = typename Shape::Stage;
-  static constexpr int consumers_per_tile = Shape::consumers_per_tile;
+  static constexpr int consumer_count = Shape::consumers, consumers_per_tile = Shape::consumers_per_tile;
+  static constexpr Consumers mode = Shape::mode;
 
   __device__ Pipeline() : mem_(hopper::PipelineMemory<Shape>::get()) {}
 

@@ -52,12 +52,6 @@ template <int N, int W>
 struct common_layout<SliceRows<W>, SliceCols<N, W>> { using type = SliceCols<N, W>; };
 
 namespace hopper {
-// Byte offset of the 16-byte row piece holding element (r, c) of an R-row tile of T (c a multiple of a piece).
-template <class T, int R>
-__device__ __forceinline__ uint32_t swizzled_piece(int r, int c) {
-  constexpr int P = panel_cols<T>, piece = 16 / int(sizeof(T));
-  return uint32_t(((c / P) * R + r) * 128 + ((((c % P) / piece) ^ (r % 8)) * 16));
-}
 
 // Four 8 x 8 matrices of 16-bit elements, row i of matrix j at the address lane 8 j + i gives; TRANS: each
 // transposed (a thread gets column pairs instead of row pairs).

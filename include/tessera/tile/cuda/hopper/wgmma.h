@@ -60,8 +60,29 @@ struct WgmmaRows {
   __host__ __device__ static constexpr int slot_of(int e) { return (e / D::per_slice) * 2 + ((e % D::per_slice) / 2) % 2; }
 };
 
+// An M x N accumulator of consumers in column shares (Consumers::column_shares): each of the C consumer
+// warpgroups holds all M rows of its own columns [g N/C, (g+1) N/C), laid out as WgmmaAcc<M, N/C, 1> there.
+// Row reductions meet across the shares in shared memory, so every warpgroup holds every row's result
+// (WgmmaRows<M, 1>), identical in each.
+template <int M, int N, int C>
+struct WgmmaColumnShares {
+  using Share = WgmmaAcc<M, N / C, 1>;
+  static_assert(N % (8 * C) == 0, "each consumer warpgroup owns a whole number of 8-column groups");
+  static constexpr int rows = M, cols = N, threads = 128 * C, share_cols = N / C;
+  static constexpr int slices = Share::slices, per_slice = Share::per_slice, size = Share::size;
+  // The first column of this warpgroup's share (from the thread index: stores call col() for owners only).
+  __device__ static int first_col() { return (int(threadIdx.x) / 128) * share_cols; }
+  __device__ static int row(int e) { return Share::row(e); }
+  __device__ static int col(int e) { return first_col() + Share::col(e); }
+  __device__ static bool owner(int) { return true; }
+};
+
 template <int M, int N, int C>
 struct common_layout<WgmmaAcc<M, N, C>, WgmmaRows<M, C>> { using type = WgmmaAcc<M, N, C>; };
+template <int M, int N, int C>
+struct common_layout<WgmmaColumnShares<M, N, C>, WgmmaRows<M, 1>> { using type = WgmmaColumnShares<M, N, C>; };
+template <int M, int N, int C>
+struct common_layout<WgmmaRows<M, 1>, WgmmaColumnShares<M, N, C>> { using type = WgmmaColumnShares<M, N, C>; };
 template <int M, int N, int C>
 struct common_layout<WgmmaRows<M, C>, WgmmaAcc<M, N, C>> { using type = WgmmaAcc<M, N, C>; };
 
@@ -84,6 +105,14 @@ __device__ __forceinline__ uint64_t smem_descriptor_mn(const void* p, uint32_t p
   const uint64_t addr = shared_address(p);
   return ((addr & 0x3FFFF) >> 4) | (uint64_t((panel_bytes >> 4) & 0x3FFF) << 16) | (uint64_t(1024 >> 4) << 32) |
          (uint64_t(1) << 62);
+}
+
+// Byte offset of the 16-byte row piece holding element (r, c) of an R-row shared tile of T, as the copy engine
+// swizzles it (128-byte panels; the pieces of row r permuted by r % 8).
+template <class T, int R>
+__device__ __forceinline__ uint32_t swizzled_piece(int r, int c) {
+  constexpr int P = panel_cols<T>, piece = 16 / int(sizeof(T));
+  return uint32_t(((c / P) * R + r) * 128 + ((((c % P) / piece) ^ (r % 8)) * 16));
 }
 
 // This thread's m64k16 A fragment (four registers of two 16-bit elements) for columns [16 kk, 16 kk + 16) of
@@ -134,13 +163,13 @@ __device__ __forceinline__ void wgmma_rs_k16(float (&d)[N / 2], const uint32_t (
 #endif
 }
 
-template <class T, int N>
+template <class T, int N, int TRANS_B = 0>
 __device__ __forceinline__ void wgmma_k16(float (&d)[N / 2], uint64_t da, uint64_t db) {
 #if TESSERA_SM90A
 #define TESSERA_WGMMA_CASE(NN)                                                              \
   if constexpr (N == NN) {                                                                  \
-    if constexpr (std::is_same_v<T, bf16>) wgmma_bf16_n##NN<0>(d, da, db, 1);               \
-    else wgmma_f16_n##NN<0>(d, da, db, 1);                                                  \
+    if constexpr (std::is_same_v<T, bf16>) wgmma_bf16_n##NN<TRANS_B>(d, da, db, 1);         \
+    else wgmma_f16_n##NN<TRANS_B>(d, da, db, 1);                                            \
   }
   TESSERA_WGMMA_CASE(8) TESSERA_WGMMA_CASE(16) TESSERA_WGMMA_CASE(32) TESSERA_WGMMA_CASE(64)
   TESSERA_WGMMA_CASE(128) TESSERA_WGMMA_CASE(256)
@@ -151,12 +180,18 @@ __device__ __forceinline__ void wgmma_k16(float (&d)[N / 2], uint64_t da, uint64
 }
 }  // namespace hopper
 
+// The layout of an M x N accumulator of the consumers of a staged kernel: rows shared out (cooperative), whole
+// (ping-pong), or columns shared out (column_shares).
+template <int M, int N, class Pipe>
+using accumulator_layout = std::conditional_t<Pipe::mode == Consumers::column_shares, WgmmaColumnShares<M, N, Pipe::consumer_count>,
+                                              WgmmaAcc<M, N, Pipe::consumers_per_tile>>;
+
 // An M x N accumulator for the consumers of a staged kernel, zero.
 template <int M, int N, class Pipe>
-__device__ __forceinline__ Tile<float, WgmmaAcc<M, N, Pipe::consumers_per_tile>> mma_accumulator(const Pipe&) {
-  Tile<float, WgmmaAcc<M, N, Pipe::consumers_per_tile>> acc;
+__device__ __forceinline__ Tile<float, accumulator_layout<M, N, Pipe>> mma_accumulator(const Pipe&) {
+  Tile<float, accumulator_layout<M, N, Pipe>> acc;
 #pragma unroll
-  for (int e = 0; e < WgmmaAcc<M, N, Pipe::consumers_per_tile>::size; ++e) acc.v[e] = 0.f;
+  for (int e = 0; e < accumulator_layout<M, N, Pipe>::size; ++e) acc.v[e] = 0.f;
   return acc;
 }
 
@@ -268,6 +303,120 @@ __device__ __forceinline__ auto row_sum(const Tile<T, WgmmaAcc<M, N, C>>& a) {
   return detail::reduce_acc_rows(a, T(0), [](T x, T y) { return x + y; });
 }
 
+// ---- consumers in column shares (Consumers::column_shares) ----
+// What the shares exchange goes through shared memory between all C consumer warpgroups, on named barrier 1
+// (every consumer thread calls these operations in the same order, as every other consumer-wide one).
+
+namespace detail {
+template <int M, int N, int C, class T>
+__device__ __forceinline__ Tile<T, WgmmaAcc<M, N / C, 1>> own_share(const Tile<T, WgmmaColumnShares<M, N, C>>& a) {
+  Tile<T, WgmmaAcc<M, N / C, 1>> share;
+#pragma unroll
+  for (int e = 0; e < WgmmaColumnShares<M, N, C>::size; ++e) share.v[e] = a.v[e];
+  return share;
+}
+
+// Each share reduces its own columns, then the C results of every row meet in shared memory, combined in the
+// same order in every warpgroup (so all hold the same bits: they rescale their own columns by them).
+template <class T, int M, int N, int C, class F>
+__device__ __forceinline__ Tile<T, WgmmaRows<M, 1>> reduce_share_rows(const Tile<T, WgmmaColumnShares<M, N, C>>& a, T identity, F f) {
+  using R = WgmmaRows<M, 1>;
+  const Tile<T, R> mine = reduce_acc_rows(own_share(a), identity, f);
+  if constexpr (C == 1) {
+    return mine;
+  } else {
+    __shared__ T partial[C][M];
+    hopper::consumer_sync(1, 128 * C);  // every share has read the previous reduction's partials
+    if (R::owner(0)) {
+#pragma unroll
+      for (int s = 0; s < R::size; ++s) partial[int(threadIdx.x) / 128][R::row(s)] = mine.v[s];
+    }
+    hopper::consumer_sync(1, 128 * C);
+    Tile<T, R> out;
+#pragma unroll
+    for (int s = 0; s < R::size; ++s) {
+      out.v[s] = identity;
+#pragma unroll
+      for (int c = 0; c < C; ++c) out.v[s] = f(out.v[s], partial[c][R::row(s)]);
+    }
+    return out;
+  }
+}
+}  // namespace detail
+
+template <class T, int M, int N, int C>
+__device__ __forceinline__ auto row_max(const Tile<T, WgmmaColumnShares<M, N, C>>& a) {
+  return detail::reduce_share_rows(a, -__int_as_float(0x7f800000), detail::Max{});
+}
+template <class T, int M, int N, int C>
+__device__ __forceinline__ auto row_sum(const Tile<T, WgmmaColumnShares<M, N, C>>& a) {
+  return detail::reduce_share_rows(a, T(0), [](T x, T y) { return x + y; });
+}
+
+// acc += a @ b^T for a [M, K] and b [N, K] in shared memory, acc in column shares: each warpgroup multiplies
+// by its own rows of b (its columns of acc). Asynchronous, as mma on shared tiles.
+template <class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc, const SharedTile<T, M, K>& a,
+                                    const Transposed<SharedTile<T, N, K>>& b) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
+  constexpr int P = hopper::panel_cols<T>, NS = N / C;
+  static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
+  using L = WgmmaColumnShares<M, N, C>;
+  const int n0 = hopper::warpgroup() * NS;  // a multiple of 8 rows of b: whole swizzle atoms
+  hopper::wgmma_fence();
+#pragma unroll
+  for (int s = 0; s < L::slices; ++s)
+#pragma unroll
+    for (int k = 0; k < K; k += 16) {
+      const T* a_at = a.data + (k / P) * M * P + s * 64 * P + k % P;
+      const T* b_at = b.tile.data + (k / P) * N * P + n0 * P + k % P;
+      hopper::wgmma_k16<T, NS>(*reinterpret_cast<float(*)[NS / 2]>(&acc.v[s * L::per_slice]), hopper::smem_descriptor(a_at),
+                               hopper::smem_descriptor(b_at));
+    }
+  hopper::wgmma_commit();
+}
+
+// acc += a @ b for a [M, K] in column shares (e.g. probabilities cast from shared-out scores) and b [K, N] in
+// shared memory read MN-major, acc in column shares. Every share needs every column of a: the shares write
+// theirs into one swizzled tile in shared memory, from which each warpgroup's products read all of a against
+// its own columns of b. Asynchronous, as above; it first waits for this warpgroup's earlier products.
+template <class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc, const Tile<T, WgmmaColumnShares<M, K, C>>& a,
+                                    const SharedTile<T, K, N>& b) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
+  constexpr int P = hopper::panel_cols<T>, NS = N / C;
+  static_assert(NS % P == 0 && K % P == 0, "b's shares and a are whole 128-byte panels wide");
+  using L = WgmmaColumnShares<M, N, C>;
+  using LA = WgmmaColumnShares<M, K, C>;
+  __shared__ alignas(1024) T whole[M * K];  // a, K-major in 128-byte swizzled panels, as the copy engine lays tiles
+  // Every warpgroup's products that read `whole` last time are done once all have passed this barrier: each
+  // waits for its own first.
+  hopper::wgmma_wait<0>();
+  hopper::consumer_sync(1, 128 * C);
+  unsigned char* base = reinterpret_cast<unsigned char*>(whole);
+#pragma unroll
+  for (int e = 0; e < LA::size; e += 2) {
+    const int r = LA::row(e), c = LA::col(e);
+    uint32_t pair = uint32_t(a.v[e].bits) | (uint32_t(a.v[e + 1].bits) << 16);
+    *reinterpret_cast<uint32_t*>(base + hopper::swizzled_piece<T, M>(r, c) + (c % (16 / sizeof(T))) * sizeof(T)) = pair;
+  }
+  hopper::fence_proxy_async_shared();
+  hopper::consumer_sync(1, 128 * C);
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) hopper::fence_register(acc.v[e]);
+  hopper::wgmma_fence();
+  const T* b_share = b.data + (hopper::warpgroup() * NS / P) * K * P;
+#pragma unroll
+  for (int s = 0; s < L::slices; ++s)
+#pragma unroll
+    for (int kk = 0; kk < K / 16; ++kk) {
+      const T* a_at = whole + (16 * kk / P) * M * P + s * 64 * P + (16 * kk) % P;
+      hopper::wgmma_k16<T, NS, 1>(*reinterpret_cast<float(*)[NS / 2]>(&acc.v[s * L::per_slice]), hopper::smem_descriptor(a_at),
+                                  hopper::smem_descriptor_mn(b_share + 16 * kk * P, uint32_t(K * P * sizeof(T))));
+    }
+  hopper::wgmma_commit();
+}
+
 namespace detail {
 template <class T>
 struct alignas(2 * sizeof(T)) pair_of { T x, y; };
@@ -298,11 +447,13 @@ __device__ __forceinline__ bool pairs_inside(const View2<T>& view, Coord at) {
 }
 }  // namespace detail
 
-// Stores an accumulator-layout tile: adjacent column pairs as one access where the view allows.
-template <class T, class U, int M, int N, int C, int TH>
-__device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t) {
+// Stores an accumulator-layout tile (WgmmaAcc or WgmmaColumnShares): adjacent column pairs as one access where
+// the view allows.
+template <class T, class U, class L, int TH>
+  requires requires { L::per_slice; }
+__device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Coord at, const Tile<U, L>& t) {
   static_assert(std::is_same_v<T, U>, "store: the tile's element type must equal the view's: cast first");
-  using L = WgmmaAcc<M, N, C>;
+  constexpr int M = L::rows, N = L::cols;
   if (L::size <= detail::kPairsFastPathSize && detail::pairs_inside<M, N>(view, at)) {
     T* base = view.data + at.row * view.stride[0] + at.col;
 #pragma unroll
