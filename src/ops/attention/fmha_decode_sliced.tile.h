@@ -38,7 +38,7 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
     const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * rows;
     const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
     const int64_t Sq = p.q.extent[1], len = p.seq_lens(b);
-    const auto [k_begin, t_end] = Base::visible_keys(p, split_key_range(split, p.splits, len, BN), len, Sq);
+    const auto [k_begin, t_end] = visible_keys<BN>(p, split_key_range(split, p.splits, len, BN), len, Sq);
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<Pipe>(blk);
@@ -60,14 +60,14 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
         auto dots = mma_accumulator<SR, slice_keys>(pipe);
         mma_slices(dots, q, transpose(s.a));
         auto scores = p.logits(dots);
-        if (Base::crosses_mask(p, k0, t_end, len, Sq)) scores = Base::masked(p, scores, key_in_tile + int(k0), position, t_end);
+        if (crosses_mask<BN>(p, k0, t_end, len, Sq)) scores = masked(p, scores, key_in_tile + int(k0), position, t_end);
         if (k0 + BN > t_end) pipe.zero_rows(s.b, int(t_end - k0));
         online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) { mma_slices(acc, probs, s.b); });
         pipe.release(s);
       }
       const auto m_all = pipe.slice_max(m);
       const auto weight = exp2(m - repeat_slices<slices>(where(m_all == -INFINITY, 0.f, m_all)));
-      Base::store_result(blk, p, split, b, hk, r0, pipe.slice_sum(o * weight), m_all, pipe.slice_sum(l * weight));
+      store_result<T>(blk, p, split, b, hk, r0, pipe.slice_sum(o * weight), m_all, pipe.slice_sum(l * weight));
     });
   }
 };

@@ -24,6 +24,78 @@ namespace tessera::ops::kernels {
 
 inline constexpr int kCacheBox = 16;  // tokens per copy-engine box
 
+// The helpers below read the fields of FmhaDecodeStaged::Params (and of kernels whose parameters extend them).
+
+// The cache rows of the boxes of the key tile starting at token `first` of sequence b. The producer's one
+// thread issues every copy, so this stays short: one 32-bit division per tile (a 64-bit one is a long
+// subroutine on the GPU), the boxes stepping through pages from there. Boxes at or past `end` read the box
+// before them again: their rows are masked (K) and zeroed (V). A token past the block table or a table entry
+// outside the cache (the caller's error, unchecked on the GPU) reads row 0 rather than out of bounds.
+template <int BOXES, class Params>
+TILE_DEVICE void box_rows(const Params& p, int64_t b, int32_t first, int32_t end, int32_t pages, int32_t (&row)[BOXES]) {
+  const int32_t size = int32_t(p.page_size);
+  int32_t index = p.paged ? first / size : 0, offset = first - index * size;
+  for (int box = 0; box < BOXES; ++box) {
+    if (box > 0 && first + box * kCacheBox >= end) {
+      row[box] = row[box - 1];
+      continue;
+    }
+    if (!p.paged) {
+      row[box] = int32_t(b) * size + first + box * kCacheBox;
+      continue;
+    }
+    const int32_t page = index < p.block_table.extent[1] ? p.block_table(b, index) : -1;
+    row[box] = page >= 0 && page < pages ? page * size + offset : 0;
+    offset += kCacheBox;
+    if (offset == size) {
+      offset = 0;
+      ++index;
+    }
+  }
+}
+
+// The first key tile a block streams and how many: whole tiles before the window of the first query token
+// are never seen.
+template <int BN, class Params>
+TILE_DEVICE KeyRange visible_keys(const Params& p, KeyRange split, int64_t len, int64_t Sq) {
+  int64_t k_begin = split.begin;
+  const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
+  if (first_visible > k_begin) k_begin += (first_visible - k_begin) / BN * BN;
+  return {k_begin, split.end};
+}
+
+// Whether the key tile at k0 needs a mask: it runs past the split's end, across the first query token's
+// position or the window's left edge.
+template <int BN, class Params>
+TILE_DEVICE bool crosses_mask(const Params& p, int64_t k0, int64_t t_end, int64_t len, int64_t Sq) {
+  return k0 + BN > t_end || k0 + BN - 1 > len - Sq || (p.window_left >= 0 && k0 < len - 1 - p.window_left);
+}
+
+// The scores of the keys a query row sees (before the split's end, at or before its position, inside the
+// window), -inf elsewhere.
+template <class Params, class S, class I>
+TILE_DEVICE S masked(const Params& p, const S& scores, const I& key, const I& position, int64_t t_end) {
+  auto visible = (key < int(t_end)) & (key <= position);
+  if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
+  return where(visible, scores, -INFINITY);
+}
+
+// The block's result for query rows [r0, ...) of KV head hk's group: o / l with one split, else the split's
+// o, m and l to the partials.
+template <class T, class Block, class Params, class O, class V>
+TILE_DEVICE void store_result(Block& blk, const Params& p, int64_t split, int64_t b, int64_t hk, int64_t r0, const O& o,
+                              const V& m, const V& l) {
+  const int64_t G = p.group;
+  if (p.splits == 1) {
+    store(blk, head_range(p.o[b], hk * G, G), {r0, 0}, cast<T>(o * inverse_sum(l)));
+    return;
+  }
+  const int64_t part = split * p.seq_lens.extent[0] + b;
+  store(blk, head_range(p.o_part[part], hk * G, G), {r0, 0}, o);
+  store(blk, head_range(p.m_part[part], hk * G, G), {r0, 0}, m);
+  store(blk, head_range(p.l_part[part], hk * G, G), {r0, 0}, l);
+}
+
 // BLOCKS: blocks per multiprocessor (their registers and shared memory must fit together).
 template <class T, int D, int BN, int STAGES, int BLOCKS>
 struct StagedDecodeShape {
@@ -56,35 +128,6 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     Logits logits;
   };
 
-  // The cache rows of the boxes of the key tile starting at token `first` of sequence b. The producer's one
-  // thread issues every copy, so this stays short: one 32-bit division per tile (a 64-bit one is a long
-  // subroutine on the GPU), the boxes stepping through pages from there. Boxes at or past `end` read the box
-  // before them again: their rows are masked (K) and zeroed (V). A token past the block table or a table entry
-  // outside the cache (the caller's error, unchecked on the GPU) reads row 0 rather than out of bounds.
-  template <int BOXES>
-  TILE_DEVICE static void box_rows(const Params& p, int64_t b, int32_t first, int32_t end, int32_t pages,
-                                   int32_t (&row)[BOXES]) {
-    const int32_t size = int32_t(p.page_size);
-    int32_t index = p.paged ? first / size : 0, offset = first - index * size;
-    for (int box = 0; box < BOXES; ++box) {
-      if (box > 0 && first + box * kCacheBox >= end) {
-        row[box] = row[box - 1];
-        continue;
-      }
-      if (!p.paged) {
-        row[box] = int32_t(b) * size + first + box * kCacheBox;
-        continue;
-      }
-      const int32_t page = index < p.block_table.extent[1] ? p.block_table(b, index) : -1;
-      row[box] = page >= 0 && page < pages ? page * size + offset : 0;
-      offset += kCacheBox;
-      if (offset == size) {
-        offset = 0;
-        ++index;
-      }
-    }
-  }
-
   // The producer's part: the key tiles [k_begin, t_end) of KV head hk of sequence b, K and V of one tile a stage.
   template <class Block, class Pipe>
   TILE_DEVICE static void produce(Block& blk, Pipe& pipe, const Params& p, int64_t b, int64_t hk, int64_t k_begin,
@@ -95,55 +138,15 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     // Captured by value (the block and the parameters outlive the kernel body): on the host the loads run
     // later, inside the consumers' loop (host/pipeline.h), after this function has returned.
     pipe.producer(tiles, [&blk, &p, b, hk, k_begin, t_end, tiles, pages, rows](typename Shape::Stage& s, int64_t j) mutable {
-      if (j == 0) box_rows(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
+      if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
       for (int box = 0; box < boxes; ++box) {
         load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {rows[box], 0});
         load_rows_async(blk, s.b, box * kCacheBox, p.v, hk, {rows[box], 0});
       }
       // The next tile's block table entries, read now: their latency passes while the producer waits for a
       // free stage.
-      if (j + 1 < tiles) box_rows(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
+      if (j + 1 < tiles) box_rows<boxes>(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
     });
-  }
-
-  // The first key tile a block streams and how many: whole tiles before the window of the first query token
-  // are never seen.
-  TILE_DEVICE static KeyRange visible_keys(const Params& p, KeyRange split, int64_t len, int64_t Sq) {
-    int64_t k_begin = split.begin;
-    const int64_t first_visible = p.window_left >= 0 ? len - Sq - p.window_left : 0;
-    if (first_visible > k_begin) k_begin += (first_visible - k_begin) / BN * BN;
-    return {k_begin, split.end};
-  }
-
-  // Whether the key tile at k0 needs a mask: it runs past the split's end, across the first query token's
-  // position or the window's left edge.
-  TILE_DEVICE static bool crosses_mask(const Params& p, int64_t k0, int64_t t_end, int64_t len, int64_t Sq) {
-    return k0 + BN > t_end || k0 + BN - 1 > len - Sq || (p.window_left >= 0 && k0 < len - 1 - p.window_left);
-  }
-
-  // The scores of the keys a query row sees (before the split's end, at or before its position, inside the
-  // window), -inf elsewhere.
-  template <class S, class I>
-  TILE_DEVICE static S masked(const Params& p, const S& scores, const I& key, const I& position, int64_t t_end) {
-    auto visible = (key < int(t_end)) & (key <= position);
-    if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
-    return where(visible, scores, -INFINITY);
-  }
-
-  // The block's result for query rows [r0, ...) of KV head hk's group: o / l with one split, else the split's
-  // o, m and l to the partials.
-  template <class Block, class O, class V>
-  TILE_DEVICE static void store_result(Block& blk, const Params& p, int64_t split, int64_t b, int64_t hk, int64_t r0,
-                                       const O& o, const V& m, const V& l) {
-    const int64_t G = p.group;
-    if (p.splits == 1) {
-      store(blk, head_range(p.o[b], hk * G, G), {r0, 0}, cast<T>(o * inverse_sum(l)));
-      return;
-    }
-    const int64_t part = split * p.seq_lens.extent[0] + b;
-    store(blk, head_range(p.o_part[part], hk * G, G), {r0, 0}, o);
-    store(blk, head_range(p.m_part[part], hk * G, G), {r0, 0}, m);
-    store(blk, head_range(p.l_part[part], hk * G, G), {r0, 0}, l);
   }
 
   template <class Block>
@@ -154,7 +157,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t hk = blk.bid(1), b = blk.bid(2), G = p.group;
     const int64_t Sq = p.q.extent[1], len = p.seq_lens(b);
     // Tiles start at multiples of BN.
-    const auto [k_begin, t_end] = visible_keys(p, split_key_range(split, p.splits, len, BN), len, Sq);
+    const auto [k_begin, t_end] = visible_keys<BN>(p, split_key_range(split, p.splits, len, BN), len, Sq);
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
@@ -171,7 +174,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
         mma_wait(dots, o);
         auto scores = p.logits(dots);
         // Query row r sits at position len - Sq + r / G.
-        if (crosses_mask(p, k0, t_end, len, Sq)) {
+        if (crosses_mask<BN>(p, k0, t_end, len, Sq)) {
           const auto position = (arange_like(dots, 0) + int(r0)) / int(G) + int(len - Sq);
           scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
         }
@@ -183,7 +186,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
         pipe.release(s);  // the next products wait for this one anyway: free the stage for the next loads now
         k0 += BN;
       }
-      store_result(blk, p, split, b, hk, r0, o, m, l);
+      store_result<T>(blk, p, split, b, hk, r0, o, m, l);
     });
   }
 };
