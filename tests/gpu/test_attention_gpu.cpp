@@ -114,6 +114,8 @@ TEST_F(AttentionGpu, MlaDecodeMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kMlaCases) check_mla_decode(Device::cuda(), kCuda, dt, c);
   check_mla_decode(Device::cuda(), kCuda, DType::bf16, {{4096, 1000, 1}, 1, 128, 64});
+  check_mla_decode(Device::cuda(), kCuda, DType::bf16, {{8192, 3000}, 2, 128, 16});
+  check_mla_decode(Device::cuda(), kCuda, DType::f16, {{20000}, 1, 128, 64});
 }
 TEST_F(AttentionGpu, KvCacheAppendMatchesReference) { check_kv_cache_append_all(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, RopeKvCacheAppendMatchesRopeThenAppend) { check_rope_kv_cache_append_all(Device::cuda(), kCuda); }

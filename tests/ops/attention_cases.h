@@ -324,15 +324,24 @@ inline void check_fmha_decode(Device dev, dispatch::Backend backend, DType dt, c
 struct MlaCase {
   std::vector<int64_t> lens;
   int64_t Sq, H, page_size;
+  ops::AttentionParams params{0.f, true, -1, 0.f};
 };
-inline const MlaCase kMlaCases[] = {{{0, 300, 45}, 1, 16, 16}, {{70}, 2, 8, 7}};
+// Pages of 16k tokens take the staged MLA kernel (mla_decode_launch.h; in host mode too): empty, one-token,
+// whole-tile and tile-plus-one sequences, 96 query rows (a partial second row tile) with the causal edge
+// inside a tile, a window with a soft cap, and (pages of 7) the generic kernel.
+inline const MlaCase kMlaCases[] = {{{0, 300, 45}, 1, 16, 16},
+                                    {{70}, 2, 8, 7},
+                                    {{0, 1, 64, 65, 129}, 1, 16, 16},
+                                    {{300, 17}, 3, 32, 32},
+                                    {{777}, 1, 128, 64, {0.f, true, 100, 20.f}}};
 
 inline void check_mla_decode(Device dev, dispatch::Backend backend, DType dt, const MlaCase& m) {
   constexpr int64_t R = 512, P = 64;
   std::ostringstream trace;
   trace << dtype_name(dt) << " mla lens";
   for (int64_t n : m.lens) trace << " " << n;
-  trace << " Sq " << m.Sq << " H " << m.H << " page " << m.page_size;
+  trace << " Sq " << m.Sq << " H " << m.H << " page " << m.page_size << " window " << m.params.window_left << " softcap "
+        << m.params.softcap;
   SCOPED_TRACE(trace.str());
   const DecodeCase c{m.lens, m.Sq, m.H, 1, R + P, R, m.page_size, true, {}};
   const DecodeCache cpu = make_decode_cache(c, dt);
@@ -347,7 +356,7 @@ inline void check_mla_decode(Device dev, dispatch::Backend backend, DType dt, co
   Tensor q = random_tensor({B, m.Sq, m.H, R + P}, dt, dev, -1, 1);
   Tensor o = poisoned({B, m.Sq, m.H, R}, dt, dev), o_ref = poisoned({B, m.Sq, m.H, R}, dt, dev);
   Tensor o_split = poisoned({B, m.Sq, m.H, R}, dt, dev);
-  const ops::AttentionParams params{0.f, true, -1, 0.f};
+  const ops::AttentionParams params = m.params;
   ops::mla_decode(q, latent, table, lens, o, params, {backend});
   ops::mla_decode(q, latent, table, lens, o_ref, params, {dispatch::Backend::reference});
   ops::fmha_decode(q, {k_copy, v_copy, table}, lens, o_split, params, {dispatch::Backend::reference});

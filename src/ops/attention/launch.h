@@ -2,8 +2,8 @@
 //
 // Configurations: 128 threads; prefill tiles of 32 query rows, decode tiles of 16 (token, head) rows; keys
 // in tiles of 64 and head dims in chunks of 64 (online_softmax.tile.h). Head dims are compiled for the pairs
-// (Dqk, Dv) = (64, 64), (128, 128), (192, 128), (256, 256), and for decode also MLA's (576, 512); smaller dims
-// run on the next pair up, zero-padded.
+// (Dqk, Dv) = (64, 64), (128, 128), (192, 128), (256, 256), and for decode also MLA's (576, 512) (where the staged
+// MLA kernel does not apply: mla_decode_launch.h); smaller dims run on the next pair up, zero-padded.
 // The shared-memory mma of the tile library bounds the tile sizes (its static staging buffers must stay under
 // 48 KiB per block with f32 inputs).
 #pragma once
@@ -38,6 +38,8 @@ float* decode_scratch(Device device, StreamHandle stream, int64_t floats) {
 
 // The staged decode kernel where it applies (fmha_decode_staged_launch.h); false when nothing was launched.
 bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt);
+// The staged MLA decode kernel where it applies (mla_decode_launch.h); false when nothing was launched.
+bool mla_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt);
 
 namespace {
 constexpr int kThreads = 128, kPrefillRows = 32, kDecodeRows = 16, kAppendRows = 16;
@@ -156,7 +158,7 @@ void fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
 }
 
 void fmha_decode(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
-  if (fmha_decode_staged(a, opt)) return;
+  if (mla_decode_staged(a, opt) || fmha_decode_staged(a, opt)) return;
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     visit_decode_head_dims(a.q.size(3), a.cache.v_pages.size(3),
                     [&](auto d) { launch_fmha_decode<decltype(t), d.qk, d.v>(a, opt); });

@@ -1,0 +1,119 @@
+// MLA decode (DeepSeek-V2/V3, projections absorbed) on the staged pipeline (the Hopper path). Every query head
+// attends to one latent cache: a token's row is its c_kv (R = 512 columns) then its rope key (64), the key is
+// the whole row and the value its c_kv. A block owns 64 (token, head) query rows of one sequence (row r is
+// token r / H, head r % H) and one split of its keys; the producer streams each key tile's latent rows once
+// for all of them, through the block table as fmha_decode_staged.tile.h does. The 64 x 512 output is wider
+// than one consumer warpgroup holds, so two compute every tile in column shares (Consumers::column_shares):
+// each a half of the scores' keys and of the output's columns, exchanging only row statistics and
+// probabilities.
+//
+//   q = the block's query rows: q_c (their c_kv part) and q_r (their rope part)   -- shared memory, once
+//   for each key tile j of the split (one stage: C_j its c_kv rows, R_j its rope keys):
+//     rows of the tile past the end = 0                    -- slots that hold no token may hold NaN
+//     s = logits(q_c @ C_j^T + q_r @ R_j^T)
+//     s = where(key visible, s, -inf)                      -- edge tiles only
+//     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
+//     o = o exp2(m - m_new) + p @ C_j
+//   one split: O = o / l;  several: o, m and l to the fp32 partials, merged as fmha_decode's are.
+#pragma once
+#include "ops/attention/fmha_decode_staged.tile.h"
+
+namespace tessera::ops::kernels {
+
+inline constexpr int kMlaRank = 512, kMlaRope = 64;  // DeepSeek-V2/V3's kv_lora_rank and rope head dim
+
+template <class T, int BN, int STAGES>
+struct MlaDecodeShape {
+  using value_type = T;
+  static constexpr int bm = 64, bn = BN, d = kMlaRank, consumers = 2;
+  using Stage = tile::Stage<tile::SharedTile<T, BN, kMlaRank>, tile::SharedTile<T, BN, kMlaRope>>;  // C_j, R_j
+  using QueryTile = tile::Stage<tile::SharedTile<T, bm, kMlaRank>, tile::SharedTile<T, bm, kMlaRope>>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, consumers, tile::Consumers::column_shares, QueryTile>;
+};
+
+template <class T, int BN, int STAGES>
+struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
+  using Shape = MlaDecodeShape<T, BN, STAGES>;
+  static constexpr int threads = Shape::Pipe::threads;
+  static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
+  // The fields fmha_decode_staged.tile.h's helpers read, named as there (one KV head: group = H).
+  struct Params {
+    tile::TmaTensor<T, 64, kMlaRank, 3> q_latent;       // q's c_kv part as [B planes, Sq * H rows, R]
+    tile::TmaTensor<T, 64, kMlaRope, 3> q_rope;         // q's rope part, the same rows
+    tile::TmaTensor<T, kCacheBox, kMlaRank, 3> k;       // the cache's c_kv columns as [1 plane, cache rows, R]
+    tile::TmaTensor<T, kCacheBox, kMlaRope, 3> k_rope;  // its rope columns, the same rows
+    tile::View2<const int32_t> block_table;             // [B, max_pages] when paged
+    tile::View1<const int32_t> seq_lens;                // [B]
+    tile::View4<T> o;                                   // [B, Sq, H, R]
+    tile::View4<float> o_part;                          // [splits * B, Sq, H, R] when splits > 1
+    tile::View4<float> m_part, l_part;                  // [splits * B, Sq, H, 1]
+    bool paged;
+    int64_t page_size;
+    int64_t group;      // H
+    int64_t row_tiles;  // ceil(Sq * H / 64)
+    int64_t splits;     // key splits (grid axis 0 is splits * row_tiles)
+    int64_t window_left;
+    Logits logits;
+  };
+
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    constexpr int BM = Shape::bm;
+    using Stage = typename Shape::Stage;
+    const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * BM, b = blk.bid(1);
+    const int64_t G = p.group, Sq = p.o.extent[1], len = p.seq_lens(b);
+    const auto [k_begin, t_end] = visible_keys<BN>(p, split_key_range(split, p.splits, len, BN), len, Sq);
+    const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
+
+    auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+    pipe.load_resident([&](typename Shape::QueryTile& r) {
+      load_async(blk, r.a, p.q_latent, b, {r0, 0});
+      load_async(blk, r.b, p.q_rope, b, {r0, 0});
+    });
+    constexpr int boxes = BN / kCacheBox;
+    int32_t rows[boxes];
+    const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
+    // Captured by value: on the host the loads run later, inside the consumers' loop (host/pipeline.h).
+    pipe.producer(tiles, [&blk, &p, b, k_begin, t_end, tiles, pages, rows](Stage& s, int64_t j) mutable {
+      if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
+      for (int box = 0; box < boxes; ++box) {
+        load_rows_async(blk, s.a, box * kCacheBox, p.k, 0, {rows[box], 0});
+        load_rows_async(blk, s.b, box * kCacheBox, p.k_rope, 0, {rows[box], 0});
+      }
+      if (j + 1 < tiles) box_rows<boxes>(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
+    });
+    pipe.consumers([&] {
+      auto o = mma_accumulator<BM, kMlaRank>(pipe);
+      const auto q = pipe.resident();
+      auto m = full_like(row_max(o), -INFINITY);
+      auto l = full_like(m, 0.f);
+      int64_t k0 = k_begin;
+      for (const Stage& s : pipe.stages(tiles, o)) {
+        if (k0 + BN > t_end) {
+          pipe.zero_rows(s.a, int(t_end - k0));
+          pipe.zero_rows(s.b, int(t_end - k0));
+        }
+        auto dots = mma_accumulator<BM, BN>(pipe);
+        mma(dots, q.a, transpose(s.a));
+        mma(dots, q.b, transpose(s.b));
+        mma_wait(dots, o);
+        auto scores = p.logits(dots);
+        // Query row r sits at position len - Sq + r / G.
+        if (crosses_mask<BN>(p, k0, t_end, len, Sq)) {
+          const auto position = (arange_like(dots, 0) + int(r0)) / int(G) + int(len - Sq);
+          scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
+        }
+        online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) {
+          mma(acc, probs, s.a);
+          mma_wait(acc);
+        });
+        pipe.release(s);
+        k0 += BN;
+      }
+      pipe.release_resident();
+      store_result<T>(blk, p, split, b, 0, r0, o, m, l);
+    });
+  }
+};
+
+}  // namespace tessera::ops::kernels
