@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--backward-only", action="store_true", help="only the attention backward against SDPA's")
     ap.add_argument("--membound-only", action="store_true", help="only the memory-bound ops (norms, activations, rope...)")
     ap.add_argument("--decode-only", action="store_true", help="only decode attention (fmha_decode) against SDPA")
+    ap.add_argument("--mla-only", action="store_true", help="only MLA decode (mla_decode) against PyTorch's absorbed MLA")
     args = ap.parse_args()
     # The sections this run times: all of them unless an --*-only flag picks some.
     only = set()
@@ -90,6 +91,7 @@ def main():
     if args.attention_only: only |= {"prefill", "backward"}
     if args.backward_only: only.add("backward")
     if args.decode_only: only.add("decode")
+    if args.mla_only: only.add("mla")
     runs = lambda section: not only or section in only
     ts = Tessera(args.lib)
     props = torch.cuda.get_device_properties(0)
@@ -380,8 +382,58 @@ def main():
         del kt, vt, q, o, table, lens, order
         torch.cuda.empty_cache()
 
+    # MLA decode (DeepSeek-V2/V3 absorbed: 128 heads, kv_lora_rank 512 + rope 64, one latent row a token, page 64,
+    # scrambled pages) against the same attention in PyTorch: q @ latent^T, softmax in fp32, @ latent[..., :512]
+    # on a contiguous latent cache (the eager form of absorbed MLA), and SDPA on one latent KV head.
+    mla_rows = []
+    heads, rank, rope, mpage = 128, 512, 64, 64
+    for (b, s) in [(64, 4096), (64, 8192), (128, 4096), (128, 8192), (64, 32768), (1, 32768)] if runs("mla") else []:
+        pages = b * s // mpage
+        latent = torch.randn(pages, mpage, rank + rope, dtype=dt, device="cuda")
+        order = torch.randperm(pages, device="cuda").to(torch.int32)
+        table = order.reshape(b, s // mpage)
+        lens = torch.full((b,), s, dtype=torch.int32, device="cuda")
+        q = torch.randn(b, 1, heads, rank + rope, dtype=dt, device="cuda")
+        o = torch.empty(b, 1, heads, rank, dtype=dt, device="cuda")
+        scale = (rank + rope) ** -0.5
+        call = lambda q, o: ts.call("tessera_mla_decode", q, latent, table, lens, o, ctypes.c_float(scale), ctypes.c_int64(-1), 0.0)
+        tt = bench_graph(call, [(q, o)]) or bench(call, [(q, o)], warmup=3, reps=20)
+        lat = latent[order.long()].reshape(b, s, rank + rope)
+        del latent
+        qh = q[:, 0]  # [b, heads, rank + rope]
+        def torch_mla(qh, lat):
+            p = torch.softmax((qh @ lat.transpose(1, 2)).float() * scale, dim=-1).to(dt)
+            return p @ lat[..., :rank]
+        want = torch_mla(qh, lat)
+        err = float((o[:, 0].float() - want.float()).abs().max())
+        try:
+            t_torch = bench_graph(torch_mla, [(qh, lat)]) or bench(torch_mla, [(qh, lat)], warmup=3, reps=20)
+        except RuntimeError as e:
+            print(f"  torch MLA: {str(e).splitlines()[0][:100]}")
+            t_torch = float("nan")
+        sdpa_mla = lambda qh, lat: F.scaled_dot_product_attention(qh.unsqueeze(2), lat.unsqueeze(1), lat[..., :rank].unsqueeze(1),
+                                                                  scale=scale, enable_gqa=True)
+        t_sdpa = float("nan")
+        try:
+            t_sdpa = bench_graph(sdpa_mla, [(qh, lat)]) or bench(sdpa_mla, [(qh, lat)], warmup=3, reps=20)
+        except RuntimeError as e:
+            print(f"  SDPA MLA: {str(e).splitlines()[0][:100]}")
+        flops = 2 * b * heads * s * (rank + rope + rank)
+        latent_bytes = b * s * (rank + rope) * 2
+        ratio = lambda t: round(t / tt, 3) if t == t else None
+        r = dict(shape=f"B {b}, S {s}", tessera_us=round(tt, 1), tessera_tflops=round(flops / tt / 1e6, 1),
+                 tessera_tbs=round(latent_bytes / tt / 1e6, 3), pct_copy=round(100 * latent_bytes / tt / 1e6 / copy_bw, 1),
+                 torch_us=round(t_torch, 1), vs_torch=ratio(t_torch), sdpa_us=round(t_sdpa, 1), vs_sdpa=ratio(t_sdpa),
+                 max_abs_err=round(err, 4))
+        mla_rows.append(r)
+        print(f"mla_decode {r['shape']:<16} tessera {tt:8.1f} us {r['tessera_tflops']} TFLOP/s {r['tessera_tbs']} TB/s "
+              f"({r['pct_copy']}% of copy) | torch {r['torch_us']} us ({r['vs_torch']}x) | SDPA {r['sdpa_us']} us "
+              f"({r['vs_sdpa']}x) | max err {err:.3g}")
+        del lat, q, o, table, lens, order, qh, want
+        torch.cuda.empty_cache()
+
     date = datetime.date.today().isoformat()
-    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows, matmul=mm_rows, attention=attn_rows, attention_backward=bwd_rows, decode=decode_rows)
+    result = dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), rows=rows, matmul=mm_rows, attention=attn_rows, attention_backward=bwd_rows, decode=decode_rows, mla_decode=mla_rows)
     with open(os.path.join(args.out, "ops_bench.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out, "ops_bench.md"), "w") as f:
@@ -421,6 +473,13 @@ def main():
         for r in decode_rows:
             f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_kv_tbs']} | {r['pct_copy']} | {r['cudnn_us']} | "
                     f"{r['vs_cudnn']}x | {r['flash_us']} | {r['vs_flash']}x | {r['sdpa_us']} | {r['vs_sdpa']}x | {r['max_abs_err']} |\n")
+        f.write("\n## MLA decode, bf16, 128 heads, latent 512 + 64, page 64 (tessera: paged, scrambled pages; PyTorch: "
+                "contiguous latent)\n\nTFLOP/s counts 2 B H S (576 + 512); TB/s the latent bytes.\n\n| B, S | tessera us | "
+                "TFLOP/s | latent TB/s | % of copy | torch us | vs torch | SDPA us | vs SDPA | max abs err |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in mla_rows:
+            f.write(f"| {r['shape']} | {r['tessera_us']} | {r['tessera_tflops']} | {r['tessera_tbs']} | {r['pct_copy']} | "
+                    f"{r['torch_us']} | {r['vs_torch']}x | {r['sdpa_us']} | {r['vs_sdpa']}x | {r['max_abs_err']} |\n")
 
 if __name__ == "__main__":
     main()

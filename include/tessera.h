@@ -138,6 +138,12 @@ tessera_status tessera_fmha_backward(const tessera_tensor* q, const tessera_tens
 tessera_status tessera_fmha_decode(const tessera_tensor* q, const tessera_tensor* k_pages, const tessera_tensor* v_pages,
                                    const tessera_tensor* block_table, const tessera_tensor* seq_lens, const tessera_tensor* o,
                                    float scale, int64_t window_left, float softcap, const tessera_options* options);
+/* mla_decode (DeepSeek-V2/V3, projections absorbed): q [B, Sq, H, R + P]; latent_pages [num_pages, page_size, R + P],
+ * each row a token's c_kv (R) then its rope key (P), both key and (its first R columns) value; block_table and
+ * seq_lens as for fmha_decode; o [B, Sq, H, R]. scale 0 means 1 / sqrt(R + P). */
+tessera_status tessera_mla_decode(const tessera_tensor* q, const tessera_tensor* latent_pages, const tessera_tensor* block_table,
+                                  const tessera_tensor* seq_lens, const tessera_tensor* o, float scale, int64_t window_left,
+                                  float softcap, const tessera_options* options);
 
 #ifdef __cplusplus
 }

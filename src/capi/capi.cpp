@@ -249,4 +249,15 @@ tessera_status tessera_fmha_decode(const tessera_tensor* q, const tessera_tensor
   });
 }
 
+tessera_status tessera_mla_decode(const tessera_tensor* q, const tessera_tensor* latent_pages, const tessera_tensor* block_table,
+                                  const tessera_tensor* seq_lens, const tessera_tensor* o, float scale, int64_t window_left,
+                                  float softcap, const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "mla_decode";
+    ops::mla_decode(to_tensor(q, op, "q"), to_tensor(latent_pages, op, "latent_pages"),
+                    block_table ? to_tensor(block_table, op, "block_table") : Tensor(), to_tensor(seq_lens, op, "seq_lens"),
+                    to_tensor(o, op, "o"), {scale, true, window_left, softcap}, to_options(options));
+  });
+}
+
 }  // extern "C"

@@ -1,4 +1,4 @@
-// tessera_fmha, tessera_fmha_backward and tessera_fmha_decode agree with the C++ API; bad flags are reported.
+// tessera_fmha, tessera_fmha_backward, tessera_fmha_decode and tessera_mla_decode agree with the C++ API; bad flags are reported.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -67,6 +67,19 @@ TEST(CApiAttention, FmhaDecodeMatchesCppApi) {
   EXPECT_TRUE(all_equal(o.t, want));
   EXPECT_EQ(tessera_fmha_decode(&q.c, &kp.c, &vp.c, &table.c, nullptr, &o.c, 0.f, -1, 0.f, nullptr), TESSERA_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tessera_last_error()).find("seq_lens is NULL"), std::string::npos) << tessera_last_error();
+}
+
+TEST(CApiAttention, MlaDecodeMatchesCppApi) {
+  CView q(random_tensor({2, 1, 16, 576}, DType::bf16)), latent(random_tensor({6, 16, 576}, DType::bf16));
+  CView o(poisoned({2, 1, 16, 512}, DType::bf16));
+  CView table(from_floats({0, 1, 2, 3, 4, 5}, {2, 3}, DType::i32)), lens(from_floats({40, 7}, {2}, DType::i32));
+  ASSERT_EQ(tessera_mla_decode(&q.c, &latent.c, &table.c, &lens.c, &o.c, 0.f, -1, 0.f, nullptr), TESSERA_OK)
+      << tessera_last_error();
+  Tensor want = poisoned({2, 1, 16, 512}, DType::bf16);
+  ops::mla_decode(q.t, latent.t, table.t, lens.t, want);
+  EXPECT_TRUE(all_equal(o.t, want));
+  EXPECT_EQ(tessera_mla_decode(&q.c, &latent.c, &table.c, &lens.c, nullptr, 0.f, -1, 0.f, nullptr), TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("o is NULL"), std::string::npos) << tessera_last_error();
 }
 
 }  // namespace
