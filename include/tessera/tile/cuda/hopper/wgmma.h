@@ -316,16 +316,25 @@ __device__ __forceinline__ Tile<T, WgmmaAcc<M, N / C, 1>> own_share(const Tile<T
   return share;
 }
 
+// The shares' row results meet here: one buffer for every reduction of a kernel (each waits before writing
+// it until all shares have read the last one), so that its static shared memory does not grow with them.
+template <int C, int M>
+__device__ __forceinline__ float (&share_partials())[C][M] {
+  __shared__ float partial[C][M];
+  return partial;
+}
+
 // Each share reduces its own columns, then the C results of every row meet in shared memory, combined in the
 // same order in every warpgroup (so all hold the same bits: they rescale their own columns by them).
 template <class T, int M, int N, int C, class F>
 __device__ __forceinline__ Tile<T, WgmmaRows<M, 1>> reduce_share_rows(const Tile<T, WgmmaColumnShares<M, N, C>>& a, T identity, F f) {
+  static_assert(std::is_same_v<T, float>, "row reductions over column shares: fp32 tiles");
   using R = WgmmaRows<M, 1>;
   const Tile<T, R> mine = reduce_acc_rows(own_share(a), identity, f);
   if constexpr (C == 1) {
     return mine;
   } else {
-    __shared__ T partial[C][M];
+    auto& partial = share_partials<C, M>();
     hopper::consumer_sync(1, 128 * C);  // every share has read the previous reduction's partials
     if (R::owner(0)) {
 #pragma unroll
@@ -363,15 +372,18 @@ __device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc
   static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
   using L = WgmmaColumnShares<M, N, C>;
   const int n0 = hopper::warpgroup() * NS;  // a multiple of 8 rows of b: whole swizzle atoms
+  // Each step's descriptors are the first's plus the step's offset in 16-byte units (shared addresses are under
+  // 2^18 bytes, so the start-address field never carries): one add each, not a descriptor built anew.
+  const uint64_t a_first = hopper::smem_descriptor(a.data), b_first = hopper::smem_descriptor(b.tile.data + n0 * P);
   hopper::wgmma_fence();
 #pragma unroll
   for (int s = 0; s < L::slices; ++s)
 #pragma unroll
     for (int k = 0; k < K; k += 16) {
-      const T* a_at = a.data + (k / P) * M * P + s * 64 * P + k % P;
-      const T* b_at = b.tile.data + (k / P) * N * P + n0 * P + k % P;
-      hopper::wgmma_k16<T, NS>(*reinterpret_cast<float(*)[NS / 2]>(&acc.v[s * L::per_slice]), hopper::smem_descriptor(a_at),
-                               hopper::smem_descriptor(b_at));
+      constexpr int E = int(sizeof(T));
+      const uint32_t a_step = uint32_t(((k / P) * M * P + s * 64 * P + k % P) * E / 16);
+      const uint32_t b_step = uint32_t(((k / P) * N * P + k % P) * E / 16);
+      hopper::wgmma_k16<T, NS>(*reinterpret_cast<float(*)[NS / 2]>(&acc.v[s * L::per_slice]), a_first + a_step, b_first + b_step);
     }
   hopper::wgmma_commit();
 }
@@ -406,13 +418,16 @@ __device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc
   for (int e = 0; e < L::size; ++e) hopper::fence_register(acc.v[e]);
   hopper::wgmma_fence();
   const T* b_share = b.data + (hopper::warpgroup() * NS / P) * K * P;
+  const uint64_t a_first = hopper::smem_descriptor(whole);
+  const uint64_t b_first = hopper::smem_descriptor_mn(b_share, uint32_t(K * P * sizeof(T)));
 #pragma unroll
   for (int s = 0; s < L::slices; ++s)
 #pragma unroll
     for (int kk = 0; kk < K / 16; ++kk) {
-      const T* a_at = whole + (16 * kk / P) * M * P + s * 64 * P + (16 * kk) % P;
-      hopper::wgmma_k16<T, NS, 1>(*reinterpret_cast<float(*)[NS / 2]>(&acc.v[s * L::per_slice]), hopper::smem_descriptor(a_at),
-                                  hopper::smem_descriptor_mn(b_share + 16 * kk * P, uint32_t(K * P * sizeof(T))));
+      constexpr int E = int(sizeof(T));
+      const uint32_t a_step = uint32_t(((16 * kk / P) * M * P + s * 64 * P + (16 * kk) % P) * E / 16);
+      const uint32_t b_step = uint32_t(16 * kk * P * E / 16);
+      hopper::wgmma_k16<T, NS, 1>(*reinterpret_cast<float(*)[NS / 2]>(&acc.v[s * L::per_slice]), a_first + a_step, b_first + b_step);
     }
   hopper::wgmma_commit();
 }
