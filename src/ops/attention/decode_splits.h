@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 
+#include "ops/attention/args.h"
 #include "ops/attention/fmha_decode.tile.h"
 #include "ops/common/views.h"
 
@@ -108,6 +109,34 @@ void merge_decode_partials(const DecodePartials& s, const Tensor& o, StreamHandl
   if (s.splits <= 8 && s.B * s.Sq * s.Hq >= 128) merge_decode_partials_rows<T, DV>(s, o, stream);
   else if (s.splits <= 8) merge_decode_partials_by<T, DV, 8>(s, o, stream);
   else merge_decode_partials_by<T, DV, 32>(s, o, stream);
+}
+
+// Launches split decode kernel K (its parameters extend DecodeSplitParams, filled here from `a`; the rest is
+// the caller's) on `grid`, then with several splits merges the fp32 partials of DV columns into a.o.
+template <class K, class T, int DV>
+void launch_split_decode(typename K::Params p, const FmhaDecodeArgs& a, tile::Grid grid, int64_t group, int64_t row_tiles,
+                         int64_t splits, StreamHandle stream) {
+  const bool paged = !is_absent(a.cache.block_table);
+  if (paged) p.block_table = as_view<const int32_t, 2>(a.cache.block_table);
+  p.seq_lens = as_view<const int32_t, 1>(a.seq_lens);
+  p.o = as_view<T, 4>(a.o);
+  p.paged = paged;
+  p.page_size = a.cache.k_pages.size(1);
+  p.group = group;
+  p.row_tiles = row_tiles;
+  p.splits = splits;
+  p.window_left = a.params.window_left;
+  p.logits = {a.params.scale, a.params.softcap};
+  if (splits == 1) {
+    tile::active::launch<K>(grid, p, stream);
+    return;
+  }
+  const DecodePartials parts(a.q.device(), stream, splits, a.q.size(0), a.q.size(1), a.q.size(2), DV);
+  p.o_part = parts.o_view();
+  p.m_part = parts.m_view();
+  p.l_part = parts.l_view();
+  tile::active::launch<K>(grid, p, stream);
+  merge_decode_partials<T, DV>(parts, a.o, stream);
 }
 
 }  // namespace tessera::ops::TESSERA_TILE_BACKEND

@@ -25,6 +25,25 @@ TILE_DEVICE tile::View3<T> head_range(tile::View3<T> v, int64_t h0, int64_t coun
   return v;
 }
 
+// What the parameters of the split decode kernels share (fmha_decode_staged.tile.h, fmha_decode_sliced.tile.h,
+// mla_decode.tile.h), filled by launch_split_decode (decode_splits.h): the sequences' pages and lengths, the
+// output or the splits' fp32 partials, and how query rows and keys are cut.
+template <class T>
+struct DecodeSplitParams {
+  tile::View2<const int32_t> block_table;  // [B, max_pages] when paged
+  tile::View1<const int32_t> seq_lens;     // [B]
+  tile::View4<T> o;                        // [B, Sq, Hq, Dv]
+  tile::View4<float> o_part;               // [splits * B, Sq, Hq, Dv] when splits > 1
+  tile::View4<float> m_part, l_part;       // [splits * B, Sq, Hq, 1]
+  bool paged;
+  int64_t page_size;
+  int64_t group;      // G: query heads per KV head
+  int64_t row_tiles;  // query row tiles per group (the kernel's block rows)
+  int64_t splits;     // key splits (grid axis 0 is splits * row_tiles)
+  int64_t window_left;
+  Logits logits;
+};
+
 // The keys [begin, end) of split `split` of a sequence of `len` tokens: the splits share the sequence's own
 // length in whole tiles of `tile` keys. The split count is chosen on the host from the cache's capacity
 // (decode_splits.h: shapes only, so a captured step replays), but the keys are those of this step: a short

@@ -24,7 +24,7 @@ namespace tessera::ops::kernels {
 
 inline constexpr int kCacheBox = 16;  // tokens per copy-engine box
 
-// The helpers below read the fields of FmhaDecodeStaged::Params (and of kernels whose parameters extend them).
+// The helpers below read DecodeSplitParams (fmha_decode.tile.h) and the cache tensor k of the kernels' parameters.
 
 // The cache rows of the boxes of the key tile starting at token `first` of sequence b. The producer's one
 // thread issues every copy, so this stays short: one 32-bit division per tile (a 64-bit one is a long
@@ -111,21 +111,9 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
   using Shape = StagedDecodeShape<T, D, BN, STAGES, BLOCKS>;
   static constexpr int threads = Shape::Pipe::threads, min_blocks_per_sm = BLOCKS;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
-  struct Params {
-    tile::View4<const T> q;                  // [B, Sq, Hq, D]
+  struct Params : DecodeSplitParams<T> {
+    tile::View4<const T> q;  // [B, Sq, Hq, D]
     typename Shape::Cache k, v;
-    tile::View2<const int32_t> block_table;  // [B, max_pages] when paged
-    tile::View1<const int32_t> seq_lens;     // [B]
-    tile::View4<T> o;                        // [B, Sq, Hq, D]
-    tile::View4<float> o_part;               // [splits * B, Sq, Hq, D] when splits > 1
-    tile::View4<float> m_part, l_part;       // [splits * B, Sq, Hq, 1]
-    bool paged;
-    int64_t page_size;
-    int64_t group;             // G: query heads per KV head
-    int64_t row_tiles;         // 64-row query tiles per group: ceil(Sq * G / 64)
-    int64_t splits;            // key splits (grid axis 0 is splits * row_tiles)
-    int64_t window_left;
-    Logits logits;
   };
 
   // The producer's part: the key tiles [k_begin, t_end) of KV head hk of sequence b, K and V of one tile a stage.
@@ -133,7 +121,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
   TILE_DEVICE static void produce(Block& blk, Pipe& pipe, const Params& p, int64_t b, int64_t hk, int64_t k_begin,
                                   int64_t t_end, int64_t tiles) {
     constexpr int boxes = BN / kCacheBox;
-    int32_t rows[boxes];
+    int32_t rows[boxes] = {};  // filled for the first tile before it is read
     const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
     // Captured by value (the block and the parameters outlive the kernel body): on the host the loads run
     // later, inside the consumers' loop (host/pipeline.h), after this function has returned.

@@ -129,27 +129,7 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
         p.q = as_view<const T, 4>(a.q);
         p.k = tile::active::make_tma_tensor<kernels::kCacheBox, Shape::d>(k_planes);
         p.v = tile::active::make_tma_tensor<kernels::kCacheBox, Shape::d>(v_planes);
-        if (paged) p.block_table = as_view<const int32_t, 2>(a.cache.block_table);
-        p.seq_lens = as_view<const int32_t, 1>(a.seq_lens);
-        p.o = as_view<T, 4>(a.o);
-        p.paged = paged;
-        p.page_size = page_size;
-        p.group = G;
-        p.row_tiles = row_tiles;
-        p.splits = ks.splits;
-        p.window_left = a.params.window_left;
-        p.logits = {a.params.scale, a.params.softcap};
-        const tile::Grid grid{ks.splits * row_tiles, Hkv, B};
-        if (ks.splits == 1) {
-          tile::active::launch<K>(grid, p, opt.stream);
-          return;
-        }
-        const DecodePartials parts(a.q.device(), opt.stream, ks.splits, B, Sq, Hq, Shape::d);
-        p.o_part = parts.o_view();
-        p.m_part = parts.m_view();
-        p.l_part = parts.l_view();
-        tile::active::launch<K>(grid, p, opt.stream);
-        merge_decode_partials<T, Shape::d>(parts, a.o, opt.stream);
+        launch_split_decode<K, T, Shape::d>(p, a, {ks.splits * row_tiles, Hkv, B}, G, row_tiles, ks.splits, opt.stream);
       };
       const auto configs = staged_decode_configs<T>(d, Sq * G, launch);
       // "_sliced": the candidates include the sliced kernel (choices cached before it are not reused).

@@ -36,24 +36,12 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
   using Shape = MlaDecodeShape<T, BN, STAGES>;
   static constexpr int threads = Shape::Pipe::threads;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
-  // The fields fmha_decode_staged.tile.h's helpers read, named as there (one KV head: group = H).
-  struct Params {
+  // One KV head: group = H.
+  struct Params : DecodeSplitParams<T> {
     tile::TmaTensor<T, 64, kMlaRank, 3> q_latent;       // q's c_kv part as [B planes, Sq * H rows, R]
     tile::TmaTensor<T, 64, kMlaRope, 3> q_rope;         // q's rope part, the same rows
     tile::TmaTensor<T, kCacheBox, kMlaRank, 3> k;       // the cache's c_kv columns as [1 plane, cache rows, R]
     tile::TmaTensor<T, kCacheBox, kMlaRope, 3> k_rope;  // its rope columns, the same rows
-    tile::View2<const int32_t> block_table;             // [B, max_pages] when paged
-    tile::View1<const int32_t> seq_lens;                // [B]
-    tile::View4<T> o;                                   // [B, Sq, H, R]
-    tile::View4<float> o_part;                          // [splits * B, Sq, H, R] when splits > 1
-    tile::View4<float> m_part, l_part;                  // [splits * B, Sq, H, 1]
-    bool paged;
-    int64_t page_size;
-    int64_t group;      // H
-    int64_t row_tiles;  // ceil(Sq * H / 64)
-    int64_t splits;     // key splits (grid axis 0 is splits * row_tiles)
-    int64_t window_left;
-    Logits logits;
   };
 
   template <class Block>
@@ -71,7 +59,7 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
       load_async(blk, r.b, p.q_rope, b, {r0, 0});
     });
     constexpr int boxes = BN / kCacheBox;
-    int32_t rows[boxes];
+    int32_t rows[boxes] = {};  // filled for the first tile before it is read
     const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
     // Captured by value: on the host the loads run later, inside the consumers' loop (host/pipeline.h).
     pipe.producer(tiles, [&blk, &p, b, k_begin, t_end, tiles, pages, rows](Stage& s, int64_t j) mutable {

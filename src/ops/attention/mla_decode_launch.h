@@ -80,27 +80,7 @@ bool mla_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt) {
       p.q_rope = tile::active::make_tma_tensor<K::bm, kMlaRope>(q_rope);
       p.k = tile::active::make_tma_tensor<kernels::kCacheBox, kMlaRank>(k_latent);
       p.k_rope = tile::active::make_tma_tensor<kernels::kCacheBox, kMlaRope>(k_rope);
-      if (paged) p.block_table = as_view<const int32_t, 2>(a.cache.block_table);
-      p.seq_lens = as_view<const int32_t, 1>(a.seq_lens);
-      p.o = as_view<T, 4>(a.o);
-      p.paged = paged;
-      p.page_size = page_size;
-      p.group = H;
-      p.row_tiles = row_tiles;
-      p.splits = ks.splits;
-      p.window_left = a.params.window_left;
-      p.logits = {a.params.scale, a.params.softcap};
-      const tile::Grid grid{ks.splits * row_tiles, B, 1};
-      if (ks.splits == 1) {
-        tile::active::launch<K>(grid, p, opt.stream);
-      } else {
-        const DecodePartials parts(q.device(), opt.stream, ks.splits, B, Sq, H, kMlaRank);
-        p.o_part = parts.o_view();
-        p.m_part = parts.m_view();
-        p.l_part = parts.l_view();
-        tile::active::launch<K>(grid, p, opt.stream);
-        merge_decode_partials<T, kMlaRank>(parts, a.o, opt.stream);
-      }
+      launch_split_decode<K, T, kMlaRank>(p, a, {ks.splits * row_tiles, B, 1}, H, row_tiles, ks.splits, opt.stream);
       launched = true;
     }
   });
