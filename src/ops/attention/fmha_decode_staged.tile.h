@@ -96,6 +96,41 @@ TILE_DEVICE void store_result(Block& blk, const Params& p, int64_t split, int64_
   store(blk, head_range(p.l_part[part], hk * G, G), {r0, 0}, l);
 }
 
+// The producer's part: the key tiles [k_begin, t_end) of sequence b, each through the block table box by box
+// into one stage, from plane `plane` of two tensors read at the same cache rows (K and V; or MLA's c_kv and rope
+// columns of one latent cache).
+template <int BN, class Block, class Pipe, class Params, class First, class Second>
+TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, const First& first, const Second& second,
+                                   int64_t plane, int64_t b, int64_t k_begin, int64_t t_end, int64_t tiles) {
+  constexpr int boxes = BN / kCacheBox;
+  int32_t rows[boxes] = {};  // filled for the first tile before it is read
+  const int32_t pages = p.paged ? int32_t(first.view.extent[1] / p.page_size) : 0;
+  // Captured by value (the block, the parameters and the tensors outlive the kernel body): on the host the
+  // loads run later, inside the consumers' loop (host/pipeline.h), after this function has returned.
+  pipe.producer(tiles, [&blk, &p, &first, &second, plane, b, k_begin, t_end, tiles, pages, rows](auto& s, int64_t j) mutable {
+    if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
+    for (int box = 0; box < boxes; ++box) {
+      load_rows_async(blk, s.a, box * kCacheBox, first, plane, {rows[box], 0});
+      load_rows_async(blk, s.b, box * kCacheBox, second, plane, {rows[box], 0});
+    }
+    // The next tile's block table entries, read now: their latency passes while the producer waits for a
+    // free stage.
+    if (j + 1 < tiles) box_rows<boxes>(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
+  });
+}
+
+// The logits of the key tile at k0 for query rows [r0, ...) of a group of G heads (row r at position
+// len - Sq + r / G), -inf where a row may not see a key: only where the tile crosses an edge of the mask.
+template <int BN, class Params, class S>
+TILE_DEVICE auto decode_scores(const Params& p, const S& dots, int64_t k0, int64_t r0, int64_t t_end, int64_t len, int64_t Sq) {
+  auto scores = p.logits(dots);
+  if (crosses_mask<BN>(p, k0, t_end, len, Sq)) {
+    const auto position = (arange_like(dots, 0) + int(r0)) / int(p.group) + int(len - Sq);
+    scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
+  }
+  return scores;
+}
+
 // BLOCKS: blocks per multiprocessor (their registers and shared memory must fit together).
 template <class T, int D, int BN, int STAGES, int BLOCKS>
 struct StagedDecodeShape {
@@ -116,27 +151,6 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     typename Shape::Cache k, v;
   };
 
-  // The producer's part: the key tiles [k_begin, t_end) of KV head hk of sequence b, K and V of one tile a stage.
-  template <class Block, class Pipe>
-  TILE_DEVICE static void produce(Block& blk, Pipe& pipe, const Params& p, int64_t b, int64_t hk, int64_t k_begin,
-                                  int64_t t_end, int64_t tiles) {
-    constexpr int boxes = BN / kCacheBox;
-    int32_t rows[boxes] = {};  // filled for the first tile before it is read
-    const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
-    // Captured by value (the block and the parameters outlive the kernel body): on the host the loads run
-    // later, inside the consumers' loop (host/pipeline.h), after this function has returned.
-    pipe.producer(tiles, [&blk, &p, b, hk, k_begin, t_end, tiles, pages, rows](typename Shape::Stage& s, int64_t j) mutable {
-      if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
-      for (int box = 0; box < boxes; ++box) {
-        load_rows_async(blk, s.a, box * kCacheBox, p.k, hk, {rows[box], 0});
-        load_rows_async(blk, s.b, box * kCacheBox, p.v, hk, {rows[box], 0});
-      }
-      // The next tile's block table entries, read now: their latency passes while the producer waits for a
-      // free stage.
-      if (j + 1 < tiles) box_rows<boxes>(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
-    });
-  }
-
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     constexpr int BM = Shape::bm;
@@ -149,7 +163,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
-    produce(blk, pipe, p, b, hk, k_begin, t_end, tiles);
+    produce_key_tiles<BN>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles);
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, D>(pipe);
       const auto q = load_like(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});
@@ -160,12 +174,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
         auto dots = mma_accumulator<BM, BN>(pipe);
         mma(dots, q, transpose(s.a));
         mma_wait(dots, o);
-        auto scores = p.logits(dots);
-        // Query row r sits at position len - Sq + r / G.
-        if (crosses_mask<BN>(p, k0, t_end, len, Sq)) {
-          const auto position = (arange_like(dots, 0) + int(r0)) / int(G) + int(len - Sq);
-          scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
-        }
+        const auto scores = decode_scores<BN>(p, dots, k0, r0, t_end, len, Sq);
         if (k0 + BN > t_end) pipe.zero_rows(s.b, int(t_end - k0));
         online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) {
           mma(acc, probs, s.b);

@@ -49,7 +49,7 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
     constexpr int BM = Shape::bm;
     using Stage = typename Shape::Stage;
     const int64_t split = blk.bid(0) / p.row_tiles, r0 = (blk.bid(0) % p.row_tiles) * BM, b = blk.bid(1);
-    const int64_t G = p.group, Sq = p.o.extent[1], len = p.seq_lens(b);
+    const int64_t Sq = p.o.extent[1], len = p.seq_lens(b);
     const auto [k_begin, t_end] = visible_keys<BN>(p, split_key_range(split, p.splits, len, BN), len, Sq);
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
@@ -58,18 +58,7 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
       load_async(blk, r.a, p.q_latent, b, {r0, 0});
       load_async(blk, r.b, p.q_rope, b, {r0, 0});
     });
-    constexpr int boxes = BN / kCacheBox;
-    int32_t rows[boxes] = {};  // filled for the first tile before it is read
-    const int32_t pages = p.paged ? int32_t(p.k.view.extent[1] / p.page_size) : 0;
-    // Captured by value: on the host the loads run later, inside the consumers' loop (host/pipeline.h).
-    pipe.producer(tiles, [&blk, &p, b, k_begin, t_end, tiles, pages, rows](Stage& s, int64_t j) mutable {
-      if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
-      for (int box = 0; box < boxes; ++box) {
-        load_rows_async(blk, s.a, box * kCacheBox, p.k, 0, {rows[box], 0});
-        load_rows_async(blk, s.b, box * kCacheBox, p.k_rope, 0, {rows[box], 0});
-      }
-      if (j + 1 < tiles) box_rows<boxes>(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
-    });
+    produce_key_tiles<BN>(blk, pipe, p, p.k, p.k_rope, 0, b, k_begin, t_end, tiles);
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, kMlaRank>(pipe);
       const auto q = pipe.resident();
@@ -85,12 +74,7 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
         mma(dots, q.a, transpose(s.a));
         mma(dots, q.b, transpose(s.b));
         mma_wait(dots, o);
-        auto scores = p.logits(dots);
-        // Query row r sits at position len - Sq + r / G.
-        if (crosses_mask<BN>(p, k0, t_end, len, Sq)) {
-          const auto position = (arange_like(dots, 0) + int(r0)) / int(G) + int(len - Sq);
-          scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
-        }
+        const auto scores = decode_scores<BN>(p, dots, k0, r0, t_end, len, Sq);
         online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) {
           mma(acc, probs, s.a);
           mma_wait(acc);

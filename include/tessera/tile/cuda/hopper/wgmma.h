@@ -359,7 +359,7 @@ __device__ __forceinline__ auto row_max(const Tile<T, WgmmaColumnShares<M, N, C>
 }
 template <class T, int M, int N, int C>
 __device__ __forceinline__ auto row_sum(const Tile<T, WgmmaColumnShares<M, N, C>>& a) {
-  return detail::reduce_share_rows(a, T(0), [](T x, T y) { return x + y; });
+  return detail::reduce_share_rows(a, T(0), detail::Sum{});
 }
 
 // acc += a @ b^T for a [M, K] and b [N, K] in shared memory, acc in column shares: each warpgroup multiplies
