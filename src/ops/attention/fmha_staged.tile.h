@@ -14,6 +14,12 @@
 // the softmax of tile j + 1 runs while the tensor cores finish tile j's values, and the two consumer
 // warpgroups take turns issuing their products, so that one's softmax overlaps the other's mma.
 //
+// Keys and values travel in stages of their own (K_0, V_0, K_1, V_1, ...), so that K_j goes back to the
+// producer as soon as its scores are done, while V_{j-1} is still being multiplied: a step holds two stages, and
+// the producer fills the others a whole step ahead. In stages of a (K_j, V_j) pair, the pair of step j - 1
+// stayed held for its values, and at head dim 256, where shared memory holds only two pairs beside the query
+// tile, the producer could not load anything while a step ran.
+//
 // The masks, the logits and the online softmax are those of fmha.tile.h (online_softmax.tile.h); query head
 // h reads KV head h / group. The copy engine reads K and V as planes of a stack ([B * Hkv, Sk, D] for fmha,
 // [Hkv, Tk, D] for the packed form); keys past a sequence's end are masked, and rows past the stack's end
@@ -24,12 +30,14 @@
 
 namespace tessera::ops::kernels {
 
-// The shape of the staged attention kernels: BM = 64 query rows per consumer warpgroup, two consumers.
+// The shape of the staged attention kernels: BM = 64 query rows per consumer warpgroup, two consumers; STAGES
+// stages of one BN x D tile each (keys and values alternate), at least 3 so that the producer runs ahead.
 template <class T, int D, int BN, int STAGES>
 struct StagedAttentionShape {
+  static_assert(STAGES >= 3, "a step holds two stages (V_{j-1}, K_j): the producer needs a third");
   using value_type = T;
   static constexpr int consumers = 2, bm = 64 * consumers, bn = BN, d = D;
-  using Stage = tile::Stage<tile::SharedTile<T, BN, D>, tile::SharedTile<T, BN, D>>;  // K_j, V_j
+  using Stage = tile::Stage<tile::SharedTile<T, BN, D>>;  // K_j or V_j
   using QueryTile = tile::Stage<tile::SharedTile<T, bm, D>>;                         // resident: the block's rows
   using Pipe = tile::PipelineShape<Stage, STAGES, consumers, tile::Consumers::cooperative, QueryTile>;
   using Keys = tile::TmaTensor<T, BN, D, 3>;      // K or V as [planes, rows, D]
@@ -57,9 +65,8 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
 
   auto pipe = make_pipeline<typename Shape::Pipe>(blk);
   pipe.load_resident([&](typename Shape::QueryTile& r) { load_async(blk, r.a, q, q_plane, {q_row0 + q0, 0}); });
-  pipe.producer(tiles, [&](Stage& s, int64_t j) {
-    load_async(blk, s.a, k, plane, {key_row0 + k_begin + j * BN, 0});
-    load_async(blk, s.b, v, plane, {key_row0 + k_begin + j * BN, 0});
+  pipe.producer(2 * tiles, [&](Stage& s, int64_t i) {  // K_0, V_0, K_1, V_1, ...
+    load_async(blk, s.a, i % 2 == 0 ? k : v, plane, {key_row0 + k_begin + (i / 2) * BN, 0});
   });
   pipe.consumers([&] {
     auto o = mma_accumulator<BM, D>(pipe);
@@ -98,32 +105,35 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
     // take turns at the tensor cores: each one's softmax runs under the other's products.
     auto turns = pipe.mma_turns(tiles);
     if (tiles > 0) {
-      auto held = pipe.acquire();
+      auto keys = pipe.acquire();
       {
         [[maybe_unused]] const auto turn = turns.take();
-        mma(dots, q_tile, transpose(held.a));
+        mma(dots, q_tile, transpose(keys.a));
       }
       mma_wait(dots);
+      pipe.release(keys);
       softmax_step(k_begin);
       for (int64_t j = 1; j < tiles; ++j) {
-        auto next = pipe.acquire();
+        const auto values = pipe.acquire();  // V_{j-1}, loaded before K_j
+        keys = pipe.acquire();
         dots = mma_accumulator<BM, BN>(pipe);
         {
           [[maybe_unused]] const auto turn = turns.take();
-          mma(dots, q_tile, transpose(next.a));
+          mma(dots, q_tile, transpose(keys.a));
           o = o * rescale;
-          mma(o, p, held.b);
+          mma(o, p, values.a);
         }
         mma_wait<1>(dots);
+        pipe.release(keys);
         softmax_step(k_begin + j * BN);
         mma_wait(o);
-        pipe.release(held);
-        held = next;
+        pipe.release(values);
       }
+      const auto values = pipe.acquire();
       o = o * rescale;
-      mma(o, p, held.b);
+      mma(o, p, values.a);
       mma_wait(o);
-      pipe.release(held);
+      pipe.release(values);
     }
     pipe.release_resident();
     store(blk, o_rows, {q0, 0}, cast<T>(o * inverse_sum(l)));

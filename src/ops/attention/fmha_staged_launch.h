@@ -2,13 +2,13 @@
 // (fmha_staged_host.cpp, fmha_staged_cuda.cu): its own translation units keep the heavy attention TU from
 // growing. On the GPU it runs on Hopper only.
 //
-//   head dim   keys per tile x stages (autotuner candidates; the first is the default)
-//   64         128 x 4 (4 x 32 KiB); 64 x 6 (short sequences)
-//   128        128 x 3 (3 x 64 KiB, FlashAttention-3's tile); 64 x 4 (short sequences, windows)
-//   256        64 x 2 (2 x 64 KiB); 32 x 4 (4 x 32 KiB: loads further ahead, narrower score tiles)
+//   head dim   keys per tile x stages, each stage one key or value tile (autotuner candidates; the first is
+//              the default)
+//   64         128 x 8 (8 x 16 KiB); 64 x 12 (short sequences)
+//   128        128 x 6 (6 x 32 KiB, FlashAttention-3's tile); 64 x 8 (short sequences, windows)
+//   256        64 x 4 (4 x 32 KiB); 32 x 8 (8 x 16 KiB: loads further ahead, narrower score tiles)
 // The block's query tile stays in shared memory (BM x D: 16, 32 or 64 KiB) beside the stages.
-// Each step holds two stages (the keys of tile j, the values of tile j - 1), so three or more keep the
-// producer loading ahead.
+// Each step holds two stages (the keys of tile j, the values of tile j - 1); the producer fills the others.
 // Other head dims, Dqk != Dv, 32-bit inputs and Q/K/V that the copy engine cannot read as [B * H, S, D] planes
 // (16-byte aligned rows, heads evenly spaced) take the generic kernel.
 #pragma once
@@ -51,13 +51,13 @@ template <class T, class F>
 std::vector<at::Candidate> staged_configs(int64_t d, const F& launch) {
   using kernels::StagedAttentionShape;
   if (d == 64)
-    return {{"bn128_s4", [=] { launch(StagedAttentionShape<T, 64, 128, 4>{}); }},
-            {"bn64_s6", [=] { launch(StagedAttentionShape<T, 64, 64, 6>{}); }}};
+    return {{"bn128_s8", [=] { launch(StagedAttentionShape<T, 64, 128, 8>{}); }},
+            {"bn64_s12", [=] { launch(StagedAttentionShape<T, 64, 64, 12>{}); }}};
   if (d == 256)
-    return {{"bn64_s2", [=] { launch(StagedAttentionShape<T, 256, 64, 2>{}); }},
-            {"bn32_s4", [=] { launch(StagedAttentionShape<T, 256, 32, 4>{}); }}};
-  return {{"bn128_s3", [=] { launch(StagedAttentionShape<T, 128, 128, 3>{}); }},
-          {"bn64_s4", [=] { launch(StagedAttentionShape<T, 128, 64, 4>{}); }}};
+    return {{"bn64_s4", [=] { launch(StagedAttentionShape<T, 256, 64, 4>{}); }},
+            {"bn32_s8", [=] { launch(StagedAttentionShape<T, 256, 32, 8>{}); }}};
+  return {{"bn128_s6", [=] { launch(StagedAttentionShape<T, 128, 128, 6>{}); }},
+          {"bn64_s8", [=] { launch(StagedAttentionShape<T, 128, 64, 8>{}); }}};
 }
 
 #if defined(__CUDACC__)
