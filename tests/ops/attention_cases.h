@@ -495,7 +495,7 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
   namespace at = dispatch::autotune;
   const std::pair<int64_t, std::vector<const char*>> configs[] = {{128, {"bn128_s6", "bn64_s8"}},
                                                                   {64, {"bn128_s8", "bn64_s12"}},
-                                                                  {256, {"bn64_s4", "bn32_s8"}}};
+                                                                  {256, {"bn64_s4"}}};
   for (const auto& [d, names] : configs) {
     const FmhaCase dense[] = {{1, 2, 1, 200, 300, d, d, {0.f, true, -1, 0.f}},
                               {1, 2, 2, 130, 130, d, d, {0.f, false, 40, 0.f}},
