@@ -85,6 +85,14 @@ struct Fmha {
   }
 };
 
+// The first query row of the block at `index` of a sequence's ceil(rows / bm) query tiles, for the staged
+// kernels (forward and dQ). Causal tiles run heaviest first (FlashAttention-3's longest-first order): a tile sees
+// more keys the further down it is, and blocks start in grid order, so in query order the longest blocks
+// started last and ran on alone at the end (at 1 x 16 x 16k the last tile's 128 key tiles).
+TILE_DEVICE int64_t query_tile_row(int64_t index, int64_t rows, int64_t bm, bool causal) {
+  return (causal ? (rows + bm - 1) / bm - 1 - index : index) * bm;
+}
+
 // The rows of sequence b in the packed tensors: queries [q_begin, q_end) of tq rows, keys [k_begin, k_end) of
 // tk. Sequence b == batch (one past the last) owns the query rows past cu_q[batch] and no keys. Clamped into
 // the tensors: whatever the (unchecked, on a GPU) cumulative lengths hold, no access leaves q, k, v, o or lse.

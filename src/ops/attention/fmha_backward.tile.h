@@ -113,7 +113,8 @@ struct FmhaBackwardDq : BackwardDqShape<T, D, BN, STAGES> {
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     constexpr int BM = Shape::bm;
     using Stage = typename Shape::Stage;
-    const int64_t q0 = blk.bid(0) * BM, h = blk.bid(1), b = blk.bid(2), heads = p.dq.extent[1];
+    const int64_t h = blk.bid(1), b = blk.bid(2), heads = p.dq.extent[1];
+    const int64_t q0 = query_tile_row(blk.bid(0), p.dq.extent[2], BM, p.mask.causal);
     const int64_t Sq = p.dq.extent[2], Sk = p.k.view.extent[1], offset = Sk - Sq, kv_plane = b * p.kv_heads + h / p.group;
     const MaskParams& mask = p.mask;
 

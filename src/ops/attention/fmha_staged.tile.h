@@ -160,7 +160,8 @@ struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1), b = blk.bid(2), heads = p.o.extent[1];
+    const int64_t h = blk.bid(1), b = blk.bid(2), heads = p.o.extent[1];
+    const int64_t q0 = query_tile_row(blk.bid(0), p.o.extent[2], Shape::bm, p.mask.causal);
     attend_query_tile_staged<Shape>(blk, p.q, b * heads + h, 0, p.k, p.v, b * p.kv_heads + h / p.group, 0,
                                     p.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask);
   }
@@ -187,10 +188,11 @@ struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t q0 = blk.bid(0) * Shape::bm, h = blk.bid(1);
+    const int64_t h = blk.bid(1);
     const auto [q_begin, q_end, k_begin, k_end] = packed_sequence(p.cu_q, p.cu_k, blk.bid(2), p.o.extent[1], p.k.view.extent[1]);
     // The whole block leaves together (before the pipeline starts): no role waits for another.
-    if (q0 >= q_end - q_begin) return;
+    if (blk.bid(0) * Shape::bm >= q_end - q_begin) return;
+    const int64_t q0 = query_tile_row(blk.bid(0), q_end - q_begin, Shape::bm, p.mask.causal);
     const int64_t d = p.o.extent[2];
     attend_query_tile_staged<Shape>(blk, p.q, h, q_begin, p.k, p.v, h / p.group, k_begin, k_end - k_begin,
                                     p.o[h].window(q_begin, 0, q_end - q_begin, d),
