@@ -5,7 +5,7 @@
 
 Prints the device time from a CUDA graph of calls and TFLOP/s (4 B H S^2 D, halved when causal), and with
 --cudnn PyTorch SDPA's cuDNN backend timed the same way in the same process. The configuration is the
-autotuner's choice; TESSERA_AUTOTUNE_FORCE=fmha:NAME picks one (e.g. bn128_s8_x3). Run it under
+autotuner's choice; TESSERA_AUTOTUNE_FORCE=fmha:NAME picks one (e.g. bn64_s12). Run it under
 `ncu -k regex:FmhaStaged` with --once for the kernel's own counters.
 """
 import argparse
