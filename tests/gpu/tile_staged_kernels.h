@@ -40,7 +40,8 @@ struct StoreAsyncTiles {
 
 // C = A @ B^T through the whole staged path: K in 64-wide stages, B's tiles loaded by the blocks of a cluster
 // together (load_async_multicast), C stored through the copy engine (or from registers where COPY_ENGINE is
-// false). The test picks A and B so that C is exact in fp32.
+// false). The test picks A and B so that C is exact in fp32. The accumulator starts as NaN and the first
+// stage's product is written over it (tile::overwrite); the other stages add theirs.
 template <int BM, int BN, int STAGES, int CONSUMERS, tile::Consumers MODE, int CLUSTER, bool COPY_ENGINE>
 struct MmaStore {
   using Stage = tile::Stage<tile::SharedTile<bf16, BM, 64>, tile::SharedTile<bf16, BN, 64>>;
@@ -66,8 +67,13 @@ struct MmaStore {
         load_async_multicast(blk, s.b, p.b, {n0, k * 64});
       });
       pipe.consumers([&] {
-        auto acc = mma_accumulator<BM, BN>(pipe);
-        for (const Stage& s : pipe.stages(p.k_tiles, acc)) mma(acc, s.a, transpose(s.b));
+        auto acc = full_like(mma_accumulator<BM, BN>(pipe), NAN);
+        bool first = true;
+        for (const Stage& s : pipe.stages(p.k_tiles, acc)) {
+          if (first) mma(acc, s.a, transpose(s.b), tile::overwrite);
+          else mma(acc, s.a, transpose(s.b));
+          first = false;
+        }
         if constexpr (COPY_ENGINE) pipe.store_async(blk, p.c_boxes, {m0, n0}, acc);
         else store(blk, p.c, {m0, n0}, acc);
       });

@@ -244,4 +244,12 @@ namespace tessera::tile {
 // An [N, K] shared tile read as the K x N operand of mma.
 template <class T, int R, int C>
 TILE_HD Transposed<SharedTile<T, R, C>> transpose(const SharedTile<T, R, C>& t) { return {t}; }
+
+// mma(acc, a, transpose(b), overwrite) for shared tiles: acc = a @ b^T, whatever acc held. On Hopper the
+// first k step's product is written over the accumulator (wgmma's scale-d 0), so nothing zeroes it first.
+// Zeroed in a loop, a score tile costs a register move per element unless ptxas folds the zeros into the
+// product, which it does not always do (a build of the prefill kernel moved 64 registers a thread on every key
+// tile, inside the consumers' turn at the tensor cores, where each instruction holds up both).
+struct Overwrite {};
+inline constexpr Overwrite overwrite{};
 }  // namespace tessera::tile

@@ -229,6 +229,13 @@ void mma(Tile<float, M, N>& acc, const SharedTile<T, M, K>& a, const Transposed<
     }
 }
 
+// acc = a @ b^T (see tile::overwrite).
+template <class T, int M, int N, int K>
+void mma(Tile<float, M, N>& acc, const SharedTile<T, M, K>& a, const Transposed<SharedTile<T, N, K>>& b, Overwrite) {
+  acc = full<float, M, N>(Block{}, 0.f);
+  mma(acc, a, b);
+}
+
 // acc += a @ b^T for a [M, K] register tile and b [N, K] in shared memory.
 template <class T, int M, int N, int K>
 void mma(Tile<float, M, N>& acc, const Tile<T, M, K>& a, const Transposed<SharedTile<T, N, K>>& b) {

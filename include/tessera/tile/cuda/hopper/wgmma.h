@@ -172,20 +172,46 @@ __device__ __forceinline__ void wgmma_rs_k16(float (&d)[N / 2], const uint32_t (
 #endif
 }
 
+// scale_d 1: d += a b; 0: d = a b.
 template <class T, int N, int TRANS_B = 0>
-__device__ __forceinline__ void wgmma_k16(float (&d)[N / 2], uint64_t da, uint64_t db) {
+__device__ __forceinline__ void wgmma_k16(float (&d)[N / 2], uint64_t da, uint64_t db, int scale_d = 1) {
 #if TESSERA_SM90A
 #define TESSERA_WGMMA_CASE(NN)                                                              \
   if constexpr (N == NN) {                                                                  \
-    if constexpr (std::is_same_v<T, bf16>) wgmma_bf16_n##NN<TRANS_B>(d, da, db, 1);         \
-    else wgmma_f16_n##NN<TRANS_B>(d, da, db, 1);                                            \
+    if constexpr (std::is_same_v<T, bf16>) wgmma_bf16_n##NN<TRANS_B>(d, da, db, scale_d);   \
+    else wgmma_f16_n##NN<TRANS_B>(d, da, db, scale_d);                                      \
   }
   TESSERA_WGMMA_CASE(8) TESSERA_WGMMA_CASE(16) TESSERA_WGMMA_CASE(32) TESSERA_WGMMA_CASE(64)
   TESSERA_WGMMA_CASE(128) TESSERA_WGMMA_CASE(256)
 #undef TESSERA_WGMMA_CASE
 #else
-  (void)d; (void)da; (void)db; __trap();
+  (void)d; (void)da; (void)db; (void)scale_d; __trap();
 #endif
+}
+
+// acc (+)= a @ b^T for shared tiles, the accumulator overwritten by the first k step when OVERWRITE.
+template <bool OVERWRITE, class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma_shared(Tile<float, WgmmaAcc<M, N, C>>& acc, const SharedTile<T, M, K>& a,
+                                           const Transposed<SharedTile<T, N, K>>& b) {
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
+  constexpr int P = panel_cols<T>;
+  static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
+  using L = WgmmaAcc<M, N, C>;
+  // No register fences here: touching the accumulators between chained wgmma would make the compiler wait
+  // for them; the stage range fences them once, after the last wait.
+  // Each step's descriptors are the first's plus the step's offset (descriptor_step).
+  const uint64_t a_first = smem_descriptor(a.data + L::first_row() * P), b_first = smem_descriptor(b.tile.data);
+  wgmma_fence();
+#pragma unroll
+  for (int s = 0; s < L::slices; ++s)
+#pragma unroll
+    for (int k = 0; k < K; k += 16) {
+      const uint32_t a_step = descriptor_step<T>((k / P) * M * P + s * 64 * P + k % P);
+      const uint32_t b_step = descriptor_step<T>((k / P) * N * P + k % P);
+      wgmma_k16<T, N>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), a_first + a_step, b_first + b_step,
+                      OVERWRITE && k == 0 ? 0 : 1);
+    }
+  wgmma_commit();
 }
 }  // namespace hopper
 
@@ -209,24 +235,14 @@ __device__ __forceinline__ Tile<float, accumulator_layout<M, N, Pipe>> mma_accum
 template <class T, int M, int N, int K, int C>
 __device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const SharedTile<T, M, K>& a,
                                     const Transposed<SharedTile<T, N, K>>& b) {
-  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
-  constexpr int P = hopper::panel_cols<T>;
-  static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
-  using L = WgmmaAcc<M, N, C>;
-  // No register fences here: touching the accumulators between chained wgmma would make the compiler wait
-  // for them; the stage range fences them once, after the last wait.
-  // Each step's descriptors are the first's plus the step's offset (hopper::descriptor_step).
-  const uint64_t a_first = hopper::smem_descriptor(a.data + L::first_row() * P), b_first = hopper::smem_descriptor(b.tile.data);
-  hopper::wgmma_fence();
-#pragma unroll
-  for (int s = 0; s < L::slices; ++s)
-#pragma unroll
-    for (int k = 0; k < K; k += 16) {
-      const uint32_t a_step = hopper::descriptor_step<T>((k / P) * M * P + s * 64 * P + k % P);
-      const uint32_t b_step = hopper::descriptor_step<T>((k / P) * N * P + k % P);
-      hopper::wgmma_k16<T, N>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), a_first + a_step, b_first + b_step);
-    }
-  hopper::wgmma_commit();
+  hopper::mma_shared<false>(acc, a, b);
+}
+
+// acc = a @ b^T (tile::overwrite): the same, with the first k step's product written over acc.
+template <class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const SharedTile<T, M, K>& a,
+                                    const Transposed<SharedTile<T, N, K>>& b, Overwrite) {
+  hopper::mma_shared<true>(acc, a, b);
 }
 
 // acc += a @ b^T for a [M, K] in registers (a 16-bit tile in accumulator layout, e.g. a cast score tile) and
