@@ -108,7 +108,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
       auto keys = pipe.acquire();
       {
         [[maybe_unused]] const auto turn = turns.take();
-        mma(dots, q_tile, transpose(keys.a));
+        mma(dots, q_tile, transpose(keys.a), tile::overwrite);
       }
       mma_wait(dots);
       pipe.release(keys);
@@ -116,10 +116,9 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
       for (int64_t j = 1; j < tiles; ++j) {
         const auto values = pipe.acquire();  // V_{j-1}, loaded before K_j
         keys = pipe.acquire();
-        dots = mma_accumulator<BM, BN>(pipe);
         {
           [[maybe_unused]] const auto turn = turns.take();
-          mma(dots, q_tile, transpose(keys.a));
+          mma(dots, q_tile, transpose(keys.a), tile::overwrite);  // over the spent scores of the tile before
           o = o * rescale;
           mma(o, p, values.a);
         }
