@@ -25,6 +25,8 @@ class AutotuneGpu : public AutotuneTest {
 // Staged configurations (Hopper, rows the copy engine can read), then the generic kernel's.
 const char* const kConfigs[] = {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128",
                                 "staged_pingpong_bm128_bn128", "bm64_bn64_bk32", "bm128_bn64_bk32", "bm32_bn128_bk32"};
+// Staged configurations offered last, for every M (after the swap-AB, few-rows and clustered ones).
+const char* const kLast[] = {"staged_bm128_bn64"};
 // Clusters of two blocks sharing B tiles, offered past 64 rows (keys without "_swapab").
 const char* const kClustered[] = {"staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2", "staged_bm128_bn256_c2"};
 // The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"), and the few-rows ones
@@ -34,12 +36,13 @@ const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab
 const char* const kFewRows[] = {"rows1_bn4_x2", "rows1_bn2_x4", "rows4_bn1_x2"};
 bool known_choice(const std::string& name) {
   auto in = [&](const auto& list) { return std::find(std::begin(list), std::end(list), name) != std::end(list); };
-  return in(kConfigs) || in(kSwapAB) || in(kFewRows) || in(kClustered);
+  return in(kConfigs) || in(kSwapAB) || in(kFewRows) || in(kClustered) || in(kLast);
 }
 
 TEST_F(AutotuneGpu, EveryMatmulConfigurationMatchesTheReference) {
   std::vector<const char*> names(std::begin(kConfigs), std::end(kConfigs));
   names.insert(names.end(), std::begin(kClustered), std::end(kClustered));
+  names.insert(names.end(), std::begin(kLast), std::end(kLast));
   for (const char* name : names) {
     SCOPED_TRACE(name);
     const bool staged = std::string(name).rfind("staged", 0) == 0;
@@ -76,8 +79,8 @@ TEST_F(AutotuneGpu, TuningPicksAValidCandidateAndStaysCorrect) {
     const char* dtype;
     size_t candidates;
   };
-  const Space spaces[] = {{"|m256_", "|matmul|bf16_nk|", 4 + std::size(kClustered)},
-                          {"|m8_", "|matmul|bf16_nk_swapab|", 4 + std::size(kSwapAB)},
+  const Space spaces[] = {{"|m256_", "|matmul|bf16_nk|", 4 + std::size(kClustered) + std::size(kLast)},
+                          {"|m8_", "|matmul|bf16_nk_swapab|", 4 + std::size(kSwapAB) + std::size(kLast)},
                           {"|m1_", "|matmul|bf16_nk_swapab_rows_generic|", 3 + 2}};
   for (const auto& [key, e] : tuned) {
     SCOPED_TRACE(key);
@@ -111,7 +114,8 @@ TEST_F(AutotuneGpu, InPlaceResidualIsTunedOnAScratchOutputAndStaysCorrect) {
     SCOPED_TRACE(key);
     // One row (the swap-AB and few-rows configurations join the staged ones), or 200 rows (staged only).
     const bool one_row = key.find("|m1_") != std::string::npos;
-    EXPECT_EQ(e.timings.size(), one_row ? 4 + std::size(kSwapAB) + 2 : 4 + std::size(kClustered));
+    EXPECT_EQ(e.timings.size(), one_row ? 4 + std::size(kSwapAB) + 2 + std::size(kLast)
+                                        : 4 + std::size(kClustered) + std::size(kLast));
   }
   // Tuned: the same calls again read the choice and are still right.
   check_matmul(Device::cuda(), dispatch::Backend::tile_cuda, DType::bf16, DType::f32, {{1, 4096}, 1024},

@@ -178,7 +178,7 @@ inline void check_matmul_into_column_window(Device dev, dispatch::Backend backen
   namespace at = dispatch::autotune;
   const int64_t m = 200, k = 136;
   for (const char* name : {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128", "staged_pingpong_bm128_bn128",
-                           "staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2", "staged_bm128_bn256_c2"}) {
+                           "staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2", "staged_bm128_bn256_c2", "staged_bm128_bn64"}) {
     at::force("matmul", name);
     for (DType out : {DType::bf16, DType::f32})
       for (int64_t n : {int64_t(136), int64_t(133), int64_t(9)}) {

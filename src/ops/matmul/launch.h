@@ -22,6 +22,8 @@
 //                                                     instead of split K, deep stages, B shared in pairs
 //   staged_bm128_bn256_c2 the 128 x 256 tile in clusters of two (cuBLAS's 4096^3 kernel: 256 x 128 tiles in
 //                         pairs)
+//   staged_bm128_bn64    128 x 64    8        2       cuBLAS's tile at 1024^3 and (split K) 128 x 4096 x 14336;
+//                                                     offered for every M, last
 // Every staged configuration stores C through the copy engine where it can write C (tma_store_compatible:
 // 16-byte aligned rows a whole number of 16-byte pieces wide), else from registers.
 // MatmulSwapAB, the staged kernel with the operands exchanged (C^T = B A^T), for M <= 64 (decode): the weights
@@ -415,6 +417,9 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
     candidates.push_back(
         {"staged_bm128_bn256_c2", [&] { launch_staged<T, TO, 128, 256, 4, 2, tile::Consumers::cooperative, 2>(a, opt); }});
   }
+  // A tile shape cuBLAS runs (its kernel names, H200, session 33): 128 x 64, at 1024^3 and, split, at
+  // 128 x 4096 x 14336. Last, so that the heuristic's indices stay.
+  candidates.push_back({"staged_bm128_bn64", [&] { launch_staged<T, TO, 128, 64, 8, 2>(a, opt); }});
   return {std::move(candidates), heuristic};
 }
 
