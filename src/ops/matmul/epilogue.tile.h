@@ -54,4 +54,12 @@ TILE_DEVICE void store_epilogue(Block& blk, Pipe& pipe, const Params& p, const A
                cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, at)));
 }
 
+// The same tile stored with no epilogue math: C = acc, or acc + the residual where the copy engine adds it
+// (residual_by_copy_engine). The launcher sends every other call to store_epilogue's kernel.
+template <class TO, class Block, class Pipe, class Params, class Acc>
+TILE_DEVICE void store_plain(Block& blk, Pipe& pipe, const Params& p, const Acc& acc, tile::Coord at) {
+  if (p.residual_by_copy_engine) return pipe.store_async(blk, p.c_boxes, at, acc, p.residual_boxes);
+  store_output(blk, pipe, p.c, p.c_boxes, p.c_by_copy_engine, at, cast<TO>(acc));
+}
+
 }  // namespace tessera::ops::kernels

@@ -155,10 +155,13 @@ int64_t choose_splits(int64_t tiles, int64_t k_tiles, int64_t sms) {
   return best;
 }
 
+// Each configuration is compiled twice: with the fused epilogue (bias, activation, scale, a residual read by
+// the consumers) and without it. The plain kernel serves calls that need none of that, or only a residual the
+// copy engine adds on the way out; it is launched first and hands every other call to the fused one.
 template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS,
-          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1>
+          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1, bool FUSED_EPILOGUE = false>
 void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
-  using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS, MODE, CLUSTER>;
+  using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS, MODE, CLUSTER, FUSED_EPILOGUE>;
   typename K::Params p{};
   p.a = tile::active::make_tma_tensor<BM, K::bk>(as_rows<const T>(a.a));
   p.b = tile::active::make_tma_tensor<BN / CLUSTER, K::bk>(as_rows<const T>(a.b));
@@ -168,6 +171,11 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   fill_epilogue<K, T, TO>(p, a, m);
   set_copy_engine_output(p, a.c);
   p.residual_by_copy_engine = p.c_by_copy_engine && p.epilogue.has_residual && tile::tma_compatible(p.residual);
+  if constexpr (!FUSED_EPILOGUE) {
+    const kernels::EpilogueParams& e = p.epilogue;
+    if (e.has_bias || e.activation != 0 || e.alpha != 1.f || (e.has_residual && !p.residual_by_copy_engine))
+      return launch_staged<T, TO, BM, BN, STAGES, CONSUMERS, MODE, CLUSTER, true>(a, opt);
+  }
   if (p.residual_by_copy_engine) p.residual_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(p.residual);
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1, CLUSTER};

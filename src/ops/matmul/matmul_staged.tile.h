@@ -20,6 +20,10 @@
 // 128 x 4096 x 4096 the consumers spent twice as long there as in their main loop (Nsight Compute, H200).
 // B is the [N, K] weight layout. Edges need no code: the copy engine fills zeros past M, N and K, and the
 // store drops what falls outside C.
+// FUSED_EPILOGUE = false compiles none of the epilogue's math (the launcher uses it for plain products and
+// residuals the copy engine adds): the fused epilogue needs registers beyond the accumulators (128 a thread in
+// the 128 x 256 tile), and compiled in, its spills slow the whole kernel, whichever path a tile takes: 4%
+// (128 x 256) to 13% (ping-pong 128 x 128) at 4096^3 on an H200 (session 33). A branch around it did not help.
 // With clusters of CLUSTER blocks, the blocks of a cluster compute vertically adjacent tiles of one tile
 // column: they read the same B tile, which each fetches a share of for all (load_async_multicast), so L2
 // serves B once per cluster. Clustered configurations do not split K.
@@ -31,7 +35,7 @@
 namespace tessera::ops::kernels {
 
 template <class T, class TO, int BM, int BN, int BK, int STAGES, int CONSUMERS,
-          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1>
+          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1, bool FUSED_EPILOGUE = true>
 struct MatmulStaged {
   using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BN, BK>>;
   using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, CLUSTER, TO>;  // C: store_async
@@ -84,7 +88,8 @@ struct MatmulStaged {
             for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_fragments(blk, acc, p.partials, s * tiles + tile);
           }
         }
-        store_epilogue<TO>(blk, pipe, p, acc, {m0, n0});
+        if constexpr (FUSED_EPILOGUE) store_epilogue<TO>(blk, pipe, p, acc, {m0, n0});
+        else store_plain<TO>(blk, pipe, p, acc, {m0, n0});
       });
     }
   }
