@@ -155,12 +155,31 @@ int64_t choose_splits(int64_t tiles, int64_t k_tiles, int64_t sms) {
   return best;
 }
 
-// Each configuration is compiled twice: with the fused epilogue (bias, activation, scale, a residual read by
-// the consumers) and without it. The plain kernel serves calls that need none of that, or only a residual the
-// copy engine adds on the way out; it is launched first and hands every other call to the fused one.
+// Whether a staged kernel's copy engine adds the residual as it stores C: where it writes C and can read the
+// residual too.
+template <class TO>
+bool residual_by_copy_engine(const MatmulArgs& a) {
+  return a.epilogue.residual.data() != nullptr && tile::tma_store_compatible(as_rows<const TO>(a.c)) &&
+         tile::tma_compatible(as_rows<const TO>(a.epilogue.residual));
+}
+
+// Whether a call needs the staged kernel compiled with the fused epilogue: a bias, an activation, a scale, or
+// a residual the consumers must read themselves.
+template <class TO>
+bool needs_fused_epilogue(const MatmulArgs& a) {
+  const Epilogue& e = a.epilogue;
+  return e.bias.data() != nullptr || e.activation != Activation::none || e.alpha != 1.f ||
+         (e.residual.data() != nullptr && !residual_by_copy_engine<TO>(a));
+}
+
+// Each configuration is compiled twice: with the fused epilogue and without it. The plain kernel serves calls
+// that need none of it (needs_fused_epilogue), the fused one the others.
 template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS,
           tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1, bool FUSED_EPILOGUE = false>
 void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
+  if constexpr (!FUSED_EPILOGUE) {
+    if (needs_fused_epilogue<TO>(a)) return launch_staged<T, TO, BM, BN, STAGES, CONSUMERS, MODE, CLUSTER, true>(a, opt);
+  }
   using K = kernels::MatmulStaged<T, TO, BM, BN, 64, STAGES, CONSUMERS, MODE, CLUSTER, FUSED_EPILOGUE>;
   typename K::Params p{};
   p.a = tile::active::make_tma_tensor<BM, K::bk>(as_rows<const T>(a.a));
@@ -170,12 +189,7 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   const int64_t sms = tile::active::multiprocessor_count();
   fill_epilogue<K, T, TO>(p, a, m);
   set_copy_engine_output(p, a.c);
-  p.residual_by_copy_engine = p.c_by_copy_engine && p.epilogue.has_residual && tile::tma_compatible(p.residual);
-  if constexpr (!FUSED_EPILOGUE) {
-    const kernels::EpilogueParams& e = p.epilogue;
-    if (e.has_bias || e.activation != 0 || e.alpha != 1.f || (e.has_residual && !p.residual_by_copy_engine))
-      return launch_staged<T, TO, BM, BN, STAGES, CONSUMERS, MODE, CLUSTER, true>(a, opt);
-  }
+  p.residual_by_copy_engine = residual_by_copy_engine<TO>(a);
   if (p.residual_by_copy_engine) p.residual_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(p.residual);
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1, CLUSTER};
