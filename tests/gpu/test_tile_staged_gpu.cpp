@@ -179,6 +179,20 @@ TEST_P(StagedMma, WithMulticastLoadsAndCopyEngineStoresIsExact) {
   if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
 }
 
+// scale_rows_where's contract as the test kernels apply it: rows r with r % 32 < 8 (some of a warp's 16 rows,
+// or none) of o [rows, dv] times 2 + the row's max of dots [rows, nk]; the other rows as they are.
+std::vector<float> scaled_where(const std::vector<float>& o, const std::vector<float>& dots, int64_t rows, int64_t nk,
+                                int64_t dv) {
+  std::vector<float> out = o;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (r % 32 >= 8) continue;
+    float most = -INFINITY;
+    for (int64_t n = 0; n < nk; ++n) most = std::max(most, dots[size_t(r * nk + n)]);
+    for (int64_t j = 0; j < dv; ++j) out[size_t(r * dv + j)] *= most + 2.f;
+  }
+  return out;
+}
+
 // Sliced tiles against a plain computation of their contract (host/slices.h), exact for small integers: the
 // host mode, and on the GPU the warp-level products from swizzled shared memory and the combinations through
 // shared memory. 1, 13 and 16 query rows (the rest padding).
@@ -219,10 +233,11 @@ TEST_P(SlicedTiles, ProductsAndCombinationsMatchTheirContract) {
         row_max[size_t(r % R)] = std::max(row_max[size_t(r % R)], x);
       }
     for (int64_t r = 0; r < S * R; ++r) max_repeated[size_t(r)] = row_max[size_t(r % R)];
-    const std::vector<float>* want[] = {&dots, &o, &o_sum, &row_max, &row_sum, &max_repeated};
-    const std::vector<int64_t> shapes[] = {{S * R, NK}, {S * R, DV}, {R, DV}, {R, 1}, {R, 1}, {S * R, 1}};
+    const std::vector<float> o_scaled = scaled_where(o, dots, S * R, NK, DV);
+    const std::vector<float>* want[] = {&dots, &o, &o_sum, &row_max, &row_sum, &max_repeated, &o_scaled};
+    const std::vector<int64_t> shapes[] = {{S * R, NK}, {S * R, DV}, {R, DV}, {R, 1}, {R, 1}, {S * R, 1}, {S * R, DV}};
     const char* names[] = {"dots", "o", "o summed over slices", "row max over slices", "row sum over slices",
-                           "row max repeated"};
+                           "row max repeated", "o scaled where rows are marked"};
 
     const Tensor q = from_floats(qv, {rows, D}, DType::bf16), k = from_floats(kv, {S * NK, D}, DType::bf16),
                  v = from_floats(vv, {S * NK, DV}, DType::bf16);
@@ -233,7 +248,7 @@ TEST_P(SlicedTiles, ProductsAndCombinationsMatchTheirContract) {
       const bool ran = dev.is_cpu() ? tile_host::sliced_products(GetParam(), q, k, v, out.data())
                                     : tile_cuda::sliced_products(GetParam(), q.to(dev), k.to(dev), v.to(dev), out.data());
       if (!ran) GTEST_SKIP() << "skipped: not a Hopper GPU";
-      for (int i = 0; i < 6; ++i)
+      for (int i = 0; i < 7; ++i)
         EXPECT_TRUE(all_close(floats(out[size_t(i)].to(Device::cpu())), *want[i], {0, 0}))
             << names[i] << (dev.is_cpu() ? " (host mode)" : " (GPU)");
     }
@@ -279,9 +294,11 @@ TEST_P(ColumnShares, ProductsAndRowReductionsMatchAPlainComputation) {
     }
     for (int64_t j = 0; j < DV; ++j) o_less_max[size_t(r * DV + j)] = o[size_t(r * DV + j)] - most;
   }
-  const std::vector<float>* want[] = {&dots, &o, &row_max, &row_sum, &o_less_max};
-  const std::vector<int64_t> shapes[] = {{M, NK}, {M, DV}, {M, 1}, {M, 1}, {M, DV}};
-  const char* names[] = {"dots", "o", "row max of dots", "row sum of o", "o less its row max"};
+  const std::vector<float> o_scaled = scaled_where(o, dots, M, NK, DV);
+  const std::vector<float>* want[] = {&dots, &o, &row_max, &row_sum, &o_less_max, &o_scaled};
+  const std::vector<int64_t> shapes[] = {{M, NK}, {M, DV}, {M, 1}, {M, 1}, {M, DV}, {M, DV}};
+  const char* names[] = {"dots", "o", "row max of dots", "row sum of o", "o less its row max",
+                         "o scaled where rows are marked"};
   const Tensor q = from_floats(qv, {M, D}, DType::bf16), k = from_floats(kv, {NK, D}, DType::bf16),
                v = from_floats(vv, {NK, DV}, DType::bf16);
   for (Device dev : {Device::cpu(), Device::cuda()}) {
@@ -291,7 +308,7 @@ TEST_P(ColumnShares, ProductsAndRowReductionsMatchAPlainComputation) {
     const bool ran = dev.is_cpu() ? tile_host::column_shares_products(GetParam(), q, k, v, out.data())
                                   : tile_cuda::column_shares_products(GetParam(), q.to(dev), k.to(dev), v.to(dev), out.data());
     if (!ran) GTEST_SKIP() << "skipped: not a Hopper GPU";
-    for (int i = 0; i < 5; ++i)
+    for (int i = 0; i < 6; ++i)
       EXPECT_TRUE(all_close(floats(out[size_t(i)].to(Device::cpu())), *want[i], {0, 0}))
           << names[i] << (dev.is_cpu() ? " (host mode)" : " (GPU)");
   }

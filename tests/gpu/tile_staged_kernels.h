@@ -96,6 +96,7 @@ struct SlicedProducts {
     tile::TmaTensor<bf16, S * NK, D> k;
     tile::TmaTensor<bf16, S * NK, DV> v;
     tile::View2<float> dots, o, o_sum, row_max, row_sum, max_repeated;  // [16 S, NK] [16 S, DV] [16, DV] [16, 1] [16, 1] [16 S, 1]
+    tile::View2<float> o_scaled;  // [16 S, DV]: o, rows r with r % 32 < 8 times 2 + their row max of dots
   };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
@@ -118,6 +119,11 @@ struct SlicedProducts {
       store(blk, p.row_max, {0, 0}, m);
       store(blk, p.row_sum, {0, 0}, pipe.slice_sum(row_sum(o)));
       store(blk, p.max_repeated, {0, 0}, repeat_slices<S>(m));
+      // Rows marked in some warps and none in others (a warp holds 16 rows of a slice).
+      auto o_scaled = o;
+      const auto row = arange_like(row_max(o), 0);
+      scale_rows_where(o_scaled, row - row / 32 * 32 < 8, row_max(dots) + 2.f);
+      store(blk, p.o_scaled, {0, 0}, o_scaled);
       store(blk, p.o_sum, {0, 0}, pipe.slice_sum(o));  // last: it reuses the stage's shared memory
     });
   }
@@ -147,6 +153,7 @@ struct ColumnSharesProducts {
     tile::TmaTensor<bf16, NK, D> k;
     tile::TmaTensor<bf16, NK, DV> v;
     tile::View2<float> dots, o, row_max, row_sum, o_less_max;  // [64, NK] [64, DV] [64, 1] [64, 1] [64, DV]
+    tile::View2<float> o_scaled;  // [64, DV]: o, rows r with r % 32 < 8 times 2 + their row max of dots
   };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
@@ -170,6 +177,10 @@ struct ColumnSharesProducts {
       store(blk, p.row_max, {0, 0}, row_max(dots));
       store(blk, p.row_sum, {0, 0}, row_sum(o));
       store(blk, p.o_less_max, {0, 0}, o - row_max(o));
+      auto o_scaled = o;
+      const auto row = arange_like(row_max(o), 0);
+      scale_rows_where(o_scaled, row - row / 32 * 32 < 8, row_max(dots) + 2.f);
+      store(blk, p.o_scaled, {0, 0}, o_scaled);
     });
   }
 };

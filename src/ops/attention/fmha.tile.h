@@ -54,7 +54,8 @@ TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const T>& q, co
     auto visible = key < int(Sk);
     if (mask.causal) visible = visible & (key <= position);
     if (mask.window_left >= 0) visible = visible & (key >= position - int(mask.window_left));
-    const auto s = where(visible, mask.logits(dots), -INFINITY);
+    auto s = mask.logits.scores(dots);
+    s.x = where(visible, s.x, -INFINITY);
     online_softmax_step<T>(blk, s, m, l, acc, [&](int c) { return load<BN, DC>(blk, v, {k0, int64_t(c) * DC}); });
   }
 

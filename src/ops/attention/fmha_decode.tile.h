@@ -112,7 +112,8 @@ struct FmhaDecode {
       const auto key = column + int(k0);
       auto visible = (key < int(t_end)) & (key <= position);
       if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));
-      const auto s = where(visible, p.logits(dots), -INFINITY);
+      auto s = p.logits.scores(dots);
+      s.x = where(visible, s.x, -INFINITY);
       online_softmax_step<T>(blk, s, m, l, acc, [&](int c) { return gather_rows<DC>(blk, v_head, slot, int64_t(c) * DC); });
     }
 

@@ -59,8 +59,8 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
         const auto s = pipe.acquire();
         auto dots = mma_accumulator<SR, slice_keys>(pipe);
         mma_slices(dots, q, transpose(s.a));
-        auto scores = p.logits(dots);
-        if (crosses_mask<BN>(p, k0, t_end, len, Sq)) scores = masked(p, scores, key_in_tile + int(k0), position, t_end);
+        auto scores = p.logits.scores(dots);
+        if (crosses_mask<BN>(p, k0, t_end, len, Sq)) scores.x = masked(p, scores.x, key_in_tile + int(k0), position, t_end);
         if (k0 + BN > t_end) pipe.zero_rows(s.b, int(t_end - k0));
         online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) { mma_slices(acc, probs, s.b); });
         pipe.release(s);

@@ -71,8 +71,8 @@ TILE_DEVICE bool crosses_mask(const Params& p, int64_t k0, int64_t t_end, int64_
   return k0 + BN > t_end || k0 + BN - 1 > len - Sq || (p.window_left >= 0 && k0 < len - 1 - p.window_left);
 }
 
-// The scores of the keys a query row sees (before the split's end, at or before its position, inside the
-// window), -inf elsewhere.
+// The scores (or dot products) of the keys a query row sees (before the split's end, at or before its position,
+// inside the window), -inf elsewhere.
 template <class Params, class S, class I>
 TILE_DEVICE S masked(const Params& p, const S& scores, const I& key, const I& position, int64_t t_end) {
   auto visible = (key < int(t_end)) & (key <= position);
@@ -119,14 +119,15 @@ TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, cons
   });
 }
 
-// The logits of the key tile at k0 for query rows [r0, ...) of a group of G heads (row r at position
-// len - Sq + r / G), -inf where a row may not see a key: only where the tile crosses an edge of the mask.
+// The scores (online_softmax.tile.h) of the key tile at k0 for query rows [r0, ...) of a group of G heads (row r
+// at position len - Sq + r / G), -inf where a row may not see a key: only where the tile crosses an edge of the
+// mask.
 template <int BN, class Params, class S>
 TILE_DEVICE auto decode_scores(const Params& p, const S& dots, int64_t k0, int64_t r0, int64_t t_end, int64_t len, int64_t Sq) {
-  auto scores = p.logits(dots);
+  auto scores = p.logits.scores(dots);
   if (crosses_mask<BN>(p, k0, t_end, len, Sq)) {
     const auto position = (arange_like(dots, 0) + int(r0)) / int(p.group) + int(len - Sq);
-    scores = masked(p, scores, arange_like(dots, 1) + int(k0), position, t_end);
+    scores.x = masked(p, scores.x, arange_like(dots, 1) + int(k0), position, t_end);
   }
   return scores;
 }

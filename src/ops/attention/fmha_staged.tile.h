@@ -8,6 +8,7 @@
 //     s = where(key visible, s, -inf)                      -- only on tiles that cross an edge of the mask
 //     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
 //     o = o exp2(m - m_new) + p @ V_j                      -- p cast to the input type, still in registers
+//   (m moves only where a tile's max passes it by a margin: online_softmax.tile.h)
 //   O[q0 ..] = o / l;  lse = (m + log2 l) ln 2
 //
 // Scheduled as FlashAttention-3 does: p_j @ V_j is issued together with the next tile's q @ K_{j+1}^T, so
@@ -75,12 +76,13 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
     auto l = full_like(m, 0.f);
     auto dots = mma_accumulator<BM, BN>(pipe);
     auto p = cast<T>(dots);         // the probabilities of the last key tile scored
-    auto rescale = full_like(m, 1.f);  // what o is multiplied by before they are added in
+    auto rescale = full_like(m, 1.f);  // what the rows of o that moved are multiplied by before they are added in
+    auto moved = m > 0.f;
 
     // The online softmax on the scores of the key tile at k0: masked where the tile crosses an edge of the
     // mask (past the last key, across the causal diagonal or the window's left edge).
     auto softmax_step = [&](int64_t k0) {
-      auto scores = mask.logits(dots);
+      auto scores = mask.logits.scores(dots);
       const bool crosses_end = k0 + BN > Sk;
       const bool crosses_diagonal = mask.causal && k0 + BN - 1 > q0 + offset;
       const bool crosses_window = mask.window_left >= 0 && k0 < q0 + BM - 1 + offset - mask.window_left;
@@ -90,15 +92,12 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
         auto visible = key < int(Sk);
         if (mask.causal) visible = visible & (key <= position);
         if (mask.window_left >= 0) visible = visible & (key >= position - int(mask.window_left));
-        scores = where(visible, scores, -INFINITY);
+        scores.x = where(visible, scores.x, -INFINITY);
       }
-      const auto m_new = maximum(m, row_max(scores));
-      const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-      rescale = exp2(m - m_use);
-      const auto probs = exp2(scores - m_use);
-      l = l * rescale + row_sum(probs);
-      p = cast<T>(probs);
-      m = m_new;
+      const auto w = online_softmax_weights(scores, m, l);
+      rescale = w.rescale;
+      moved = w.moved;
+      p = cast<T>(w.p);
     };
 
     // Tile j's keys are multiplied while tile j - 1's values are (two stages held), and the two consumers
@@ -119,7 +118,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
         {
           [[maybe_unused]] const auto turn = turns.take();
           mma(dots, q_tile, transpose(keys.a), tile::overwrite);  // over the spent scores of the tile before
-          o = o * rescale;
+          scale_rows_where(o, moved, rescale);
           mma(o, p, values.a);
         }
         mma_wait<1>(dots);
@@ -129,7 +128,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
         pipe.release(values);
       }
       const auto values = pipe.acquire();
-      o = o * rescale;
+      scale_rows_where(o, moved, rescale);
       mma(o, p, values.a);
       mma_wait(o);
       pipe.release(values);

@@ -11,6 +11,11 @@
 // A row that has seen no visible key keeps m = -inf; it computes with 0 in place of m_new, so nothing is
 // -inf - (-inf) = NaN. At the end o = acc / l, lse = (m + log2(l)) * ln(2), and a row with l = 0 (no visible
 // key) gives o = 0 and lse = -inf.
+//
+// m need not be the exact running max, only a reference that o and l share: a row moves it only when a tile's
+// max passes it by more than kRescaleSlack (FlashAttention-4's conditional rescale), so p <= 2^kRescaleSlack,
+// and once a row's max has settled (after a tile or two of random keys) its output is no longer rescaled; a
+// warp none of whose rows moved skips those multiplications (scale_rows_where).
 #pragma once
 #include <cmath>
 
@@ -25,6 +30,19 @@ inline constexpr float kLn2 = 0.6931471805599453f;  // (pass as float(kLn2) to t
 inline constexpr int kDimChunk = 64;
 inline constexpr int kKeyTile = 64;
 
+// How far (log2 units) a tile's max may pass a row's reference max m before m moves to it.
+inline constexpr float kRescaleSlack = 8.f;
+
+// A tile of log2-unit scores as factor * x with factor > 0: x the raw dot products (masked keys -inf), or,
+// soft-capped or with a negative scale, the logits themselves with factor 1. The row max is taken on x and
+// scaled once a row, and each probability is one fused multiply-add into exp2: scaling the tile first cost a
+// multiply a score (64 a thread each key tile of a prefill consumer).
+template <class X>
+struct Scores {
+  X x;
+  float factor = 1.f;
+};
+
 // Turns raw dot products into log2-unit logits: scale * q.k, or softcap * tanh(scale * q.k / softcap).
 struct Logits {
   float scale = 1.f;
@@ -34,20 +52,31 @@ struct Logits {
     if (softcap > 0.f) return tanh(dots * (scale / softcap)) * (softcap * kLog2e);
     return dots * (scale * kLog2e);
   }
+  // The same logits as Scores: the dot products themselves with the factor where the scale is positive.
+  template <class S>
+  TILE_DEVICE Scores<S> scores(const S& dots) const {
+    if (softcap > 0.f || scale < 0.f) return {(*this)(dots), 1.f};
+    return {dots, scale * kLog2e};
+  }
 };
 
 // The step's statistics: m and l move on to the new tile; returns the factor that rescales the output rows
-// and the probabilities p.
-template <class R, class P>
+// whose reference moved (exactly 1 for the others, or 0 where a row has seen no key, whose output is 0), which
+// rows moved, and the probabilities p.
+template <class R, class B, class P>
 struct SoftmaxWeights {
   R rescale;
+  B moved;
   P p;
 };
-template <class S, class Vec>
-TILE_DEVICE auto online_softmax_weights(const S& s, Vec& m, Vec& l) {
-  const auto m_new = maximum(m, row_max(s));
+template <class X, class Vec>
+TILE_DEVICE auto online_softmax_weights(const Scores<X>& s, Vec& m, Vec& l) {
+  const auto m_tile = row_max(s.x) * s.factor;  // = row_max(s.x * s.factor): the factor is positive
+  const auto moved = m_tile > m + float(kRescaleSlack);
+  const auto m_new = where(moved, m_tile, m);
   const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
-  SoftmaxWeights<decltype(exp2(m - m_use)), decltype(exp2(s - m_use))> w{exp2(m - m_use), exp2(s - m_use)};
+  SoftmaxWeights<decltype(exp2(m - m_use)), decltype(moved), decltype(exp2(s.x * s.factor - m_use))> w{
+      exp2(m - m_use), moved, exp2(s.x * s.factor - m_use)};
   l = l * w.rescale + row_sum(w.p);
   m = m_new;
   return w;
@@ -61,7 +90,7 @@ TILE_DEVICE void online_softmax_step(Block& blk, const S& s, Vec& m, Vec& l, Acc
   const auto w = online_softmax_weights(s, m, l);
   const auto p_in = cast<T>(w.p);
   for (int c = 0; c < NV; ++c) {
-    acc[c] = acc[c] * w.rescale;
+    scale_rows_where(acc[c], w.moved, w.rescale);
     mma(acc[c], p_in, load_v(c));
   }
 }
@@ -70,7 +99,7 @@ TILE_DEVICE void online_softmax_step(Block& blk, const S& s, Vec& m, Vec& l, Acc
 template <class T, class S, class Vec, class O, class Accumulate>
 TILE_DEVICE void online_softmax_step(const S& s, Vec& m, Vec& l, O& o, Accumulate&& accumulate) {
   const auto w = online_softmax_weights(s, m, l);
-  o = o * w.rescale;
+  scale_rows_where(o, w.moved, w.rescale);
   accumulate(o, cast<T>(w.p));
 }
 

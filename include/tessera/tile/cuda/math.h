@@ -201,6 +201,13 @@ __device__ __forceinline__ auto where(const Tile<bool, L>& mask, const A& a, con
   return out;
 }
 
+// acc = where(rows, acc * factor, acc) (host/math.h): elementwise here; accumulator layouts skip the
+// multiplications per warp (hopper/wgmma.h).
+template <class L, class LR, class F>
+__device__ __forceinline__ void scale_rows_where(Tile<float, L>& acc, const Tile<bool, LR>& rows, const Tile<F, LR>& factor) {
+  acc = where(rows, acc * factor, acc);
+}
+
 template <int R, int C, class T, class L>
 __device__ __forceinline__ auto broadcast_to(const Tile<T, L>& a) {
   using LO = Blocked<R, C, L::threads>;

@@ -143,6 +143,16 @@ auto where(const Tile<bool, R, C>& mask, const A& a, const B& b) {
   return out;
 }
 
+// acc = where(rows, acc * factor, acc) for a float tile and row vectors [R, 1]: the rows marked scaled, the
+// others as they were. An online softmax rescales its output rows only where their running maximum moved;
+// on the GPU, groups of rows none of which is marked skip the multiplications.
+template <int R, int C, class F>
+void scale_rows_where(Tile<float, R, C>& acc, const Tile<bool, R, 1>& rows, const Tile<F, R, 1>& factor) {
+  for (int r = 0; r < R; ++r)
+    if (rows(r, 0))
+      for (int c = 0; c < C; ++c) acc(r, c) *= factor(r, 0);
+}
+
 // Broadcasts a (R,1), (1,C) or (1,1) tile to R x C.
 template <int R, int C, class T, int R0, int C0>
 Tile<T, R, C> broadcast_to(const Tile<T, R0, C0>& a) {

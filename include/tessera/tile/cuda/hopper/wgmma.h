@@ -302,15 +302,28 @@ __device__ __forceinline__ void mma_wait(Tiles&... tiles) {
 
 // Row reductions of an accumulator-layout tile: over the thread's own columns, then across its quad.
 namespace detail {
+// f over elements [FIRST, FIRST + COUNT) of one row of a thread (index k: element slot_base + 4 (k / 2) + k % 2
+// of the tile), as a balanced tree: a chain of N / 4 dependent steps was the longest stretch of an attention
+// softmax (each min/max or add waits ~4 cycles for the one before; 32 in a row for a 128-key tile).
+template <int FIRST, int COUNT, class T, class L, class F>
+__device__ __forceinline__ T reduce_row_tree(const Tile<T, L>& a, int slot_base, F f) {
+  if constexpr (COUNT == 1) {
+    return a.v[slot_base + 4 * (FIRST / 2) + FIRST % 2];
+  } else {
+    constexpr int half = COUNT / 2;
+    return f(reduce_row_tree<FIRST, half, T, L>(a, slot_base, f), reduce_row_tree<FIRST + half, COUNT - half, T, L>(a, slot_base, f));
+  }
+}
+
 template <class T, int M, int N, int C, class F>
 __device__ __forceinline__ Tile<T, WgmmaRows<M, C>> reduce_acc_rows(const Tile<T, WgmmaAcc<M, N, C>>& a, T identity, F f) {
   using L = WgmmaAcc<M, N, C>;
   using R = WgmmaRows<M, C>;
+  (void)identity;  // every row holds N / 4 >= 2 elements of the thread
   Tile<T, R> out;
+  // Slot s holds the row of elements (s / 2) per_slice + 4 j + 2 (s % 2) + p (p < 2, j < N / 8).
 #pragma unroll
-  for (int s = 0; s < R::size; ++s) out.v[s] = identity;
-#pragma unroll
-  for (int e = 0; e < L::size; ++e) out.v[R::template slot_of<L>(e)] = f(out.v[R::template slot_of<L>(e)], a.v[e]);
+  for (int s = 0; s < R::size; ++s) out.v[s] = reduce_row_tree<0, N / 4, T, L>(a, (s / 2) * L::per_slice + 2 * (s % 2), f);
 #pragma unroll
   for (int s = 0; s < R::size; ++s) {
     out.v[s] = f(out.v[s], __shfl_xor_sync(0xffffffffu, out.v[s], 1));
@@ -328,6 +341,37 @@ __device__ __forceinline__ auto row_max(const Tile<T, WgmmaAcc<M, N, C>>& a) {
 template <class T, int M, int N, int C>
 __device__ __forceinline__ auto row_sum(const Tile<T, WgmmaAcc<M, N, C>>& a) {
   return detail::reduce_acc_rows(a, T(0), [](T x, T y) { return x + y; });
+}
+
+// acc = where(rows, acc * factor, acc) (host/math.h). A warp holds 16 rows of each slice; where none of its
+// rows is marked it skips the multiplications (an attention output tile: 64 a thread each key tile, for rows
+// whose running maximum has long stopped moving).
+namespace detail {
+template <class L, class R, class F>
+__device__ __forceinline__ void scale_acc_rows_where(Tile<float, L>& acc, const Tile<bool, R>& rows, const Tile<F, R>& factor) {
+  bool any = false;
+  float by[R::size];
+#pragma unroll
+  for (int s = 0; s < R::size; ++s) {
+    any = any || rows.v[s];
+    by[s] = rows.v[s] ? float(factor.v[s]) : 1.f;
+  }
+  if (!__any_sync(0xffffffffu, any)) return;
+#pragma unroll
+  for (int e = 0; e < L::size; ++e) acc.v[e] *= by[R::template slot_of<L>(e)];
+}
+}  // namespace detail
+
+template <int M, int N, int C, class F>
+__device__ __forceinline__ void scale_rows_where(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<bool, WgmmaRows<M, C>>& rows,
+                                                 const Tile<F, WgmmaRows<M, C>>& factor) {
+  detail::scale_acc_rows_where(acc, rows, factor);
+}
+// Column shares: every warpgroup holds all rows (of its own columns), so the rows' flags are the same in each.
+template <int M, int N, int C, class F>
+__device__ __forceinline__ void scale_rows_where(Tile<float, WgmmaColumnShares<M, N, C>>& acc, const Tile<bool, WgmmaRows<M, 1>>& rows,
+                                                 const Tile<F, WgmmaRows<M, 1>>& factor) {
+  detail::scale_acc_rows_where(acc, rows, factor);
 }
 
 // ---- consumers in column shares (Consumers::column_shares) ----
@@ -501,6 +545,23 @@ __device__ __forceinline__ void store(const Block<TH>&, const View2<T>& view, Co
     return;
   }
   const bool pairs = detail::pairs_aligned(view, at.col);
+  if (pairs && at.col >= 0 && at.col + N <= view.extent[1]) {
+    // Every column inside: one row test and one row address per row of the thread, its pairs at constant offsets
+    // from there. Tested pair by pair, a 64 x 128 attention output took ~30 instructions a pair, ~1,000 a thread
+    // (an eighth of a prefill block's time at 1k keys, Nsight Compute, H100).
+#pragma unroll
+    for (int e0 = 0; e0 < L::size; e0 += L::per_slice)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int64_t r = at.row + L::row(e0 + 2 * h);
+        if (r < 0 || r >= view.extent[0]) continue;
+        T* row = view.data + r * view.stride[0] + at.col + L::col(e0 + 2 * h);
+#pragma unroll
+        for (int j = 0; j < L::per_slice / 4; ++j)
+          *reinterpret_cast<detail::pair_of<T>*>(row + 8 * j) = {t.v[e0 + 2 * h + 4 * j], t.v[e0 + 2 * h + 4 * j + 1]};
+      }
+    return;
+  }
 #pragma unroll
   for (int e = 0; e < L::size; e += 2) {
     const int64_t r = at.row + L::row(e), c = at.col + L::col(e);
