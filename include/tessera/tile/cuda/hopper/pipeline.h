@@ -58,13 +58,21 @@ struct PipelineMemory {
   }
 };
 
-// Registers per thread of each role: what the register file (or its share, when BLOCKS blocks should fit on
-// one multiprocessor) leaves each consumer thread, a multiple of 8, at most 240.
+// Registers per thread of each role. A block starts with the registers its launch bounds give every thread
+// (the register file's share for BLOCKS blocks, a multiple of 8 a thread) and setmaxnreg only moves them
+// between its warps: the consumers get what the producer leaves, a multiple of 8, at most 240. Counted from the
+// whole register file instead, two blocks of two consumer warpgroups asked for 104 registers a consumer thread
+// out of a block's 80 x 384 (the share of 85 rounded down), and setmaxnreg.inc waited forever for them (H100).
+// Where that leaves the consumers fewer than 112, the producer keeps only setmaxnreg's least, 24.
 template <class Shape, int BLOCKS = 1>
 struct RegisterSplit {
-  static constexpr int producer = 40;
-  static constexpr int fair = (65536 / BLOCKS - 128 * producer) / (Shape::consumers * 128) / 8 * 8;
-  static constexpr int consumer = fair > 240 ? 240 : fair;
+  static constexpr int threads = 128 * (Shape::consumers + 1);
+  static constexpr int at_entry = (65536 / (BLOCKS * threads) > 255 ? 255 : 65536 / (BLOCKS * threads)) / 8 * 8;
+  static constexpr int pool = at_entry * threads;
+  static constexpr int share(int producer_regs) { return (pool - 128 * producer_regs) / (Shape::consumers * 128) / 8 * 8; }
+  static constexpr int producer = share(40) >= 112 ? 40 : 24;
+  static constexpr int consumer = share(producer) > 240 ? 240 : share(producer);
+  static_assert(128 * producer + Shape::consumers * 128 * consumer <= pool, "the roles' registers exceed the block's");
 };
 
 // The blocks per multiprocessor a kernel asks for (`static constexpr int min_blocks_per_sm`), 1 if it does not.
