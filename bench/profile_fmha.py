@@ -6,7 +6,9 @@
 Prints the device time from a CUDA graph of calls and TFLOP/s (4 B H S^2 D, halved when causal), and with
 --cudnn PyTorch SDPA's cuDNN backend timed the same way in the same process. The configuration is the
 autotuner's choice; TESSERA_AUTOTUNE_FORCE=fmha:NAME picks one (e.g. bn64_s12). Run it under
-`ncu -k regex:FmhaStaged` with --once for the kernel's own counters.
+`ncu -k regex:FmhaStaged` with --once for the kernel's own counters. --fp8 times fmha_fp8 instead: q, k, v
+quantised to e4m3 with per-tensor scales (amax / 448), o in bf16, checked against SDPA on the dequantised
+tensors; the bf16 fmha on the same shape is timed beside it.
 """
 import argparse
 import ctypes
@@ -25,6 +27,7 @@ def main():
     p.add_argument("--causal", action="store_true")
     p.add_argument("--cudnn", action="store_true", help="also time SDPA's cuDNN backend")
     p.add_argument("--once", action="store_true", help="one call after a warm-up, no timing (for ncu)")
+    p.add_argument("--fp8", action="store_true", help="fmha_fp8 on e4m3 inputs (and the bf16 fmha beside it)")
     p.add_argument("b", type=int)
     p.add_argument("h", type=int)
     p.add_argument("s", type=int)
@@ -36,13 +39,15 @@ def main():
     call = lambda q, k, v, o: ts.call("tessera_fmha", q, k, v, o, None, 0.0, int(a.causal), ctypes.c_int64(-1), 0.0)
     call(q, k, v, o)  # the first call tunes
     torch.cuda.synchronize()
+    flops = 4 * a.b * a.h * a.s * a.s * a.d / (2 if a.causal else 1)
+    if a.fp8:
+        return fp8(a, ts, q, k, v, o, call, flops)
     if a.once:
         call(q, k, v, o)
         torch.cuda.synchronize()
         return
     ref = F.scaled_dot_product_attention(q, k, v, is_causal=a.causal)
     err = float((o.float() - ref.float()).abs().max())
-    flops = 4 * a.b * a.h * a.s * a.s * a.d / (2 if a.causal else 1)
     t = bench_graph(call, [(q, k, v, o)]) or bench(call, [(q, k, v, o)], warmup=3, reps=20)
     line = f"fmha B {a.b} H {a.h} S {a.s} D {a.d}{' causal' if a.causal else ''}: {t:.1f} us, {flops / t / 1e6:.1f} TFLOP/s"
     if a.cudnn:
@@ -52,6 +57,26 @@ def main():
         tc = bench_graph(sdpa, [(q, k, v, o)]) or bench(sdpa, [(q, k, v, o)], warmup=3, reps=20)
         line += f" | cuDNN {tc:.1f} us, {flops / tc / 1e6:.1f} TFLOP/s, {tc / t:.3f}x"
     print(line + f" | max err {err:.3g}")
+
+
+def fp8(a, ts, q, k, v, o, call16, flops):
+    def quantise(t):
+        scale = float(t.abs().max()) / 448.0
+        return (t.float() / scale).to(torch.float8_e4m3fn), scale
+    (q8, qs), (k8, ks), (v8, vs) = quantise(q), quantise(k), quantise(v)
+    o8 = torch.empty_like(q)
+    call = lambda q8, k8, v8, o8: ts.call("tessera_fmha_fp8", q8, k8, v8, o8, None, qs, ks, vs, 0.0, int(a.causal),
+                                          ctypes.c_int64(-1), 0.0)
+    call(q8, k8, v8, o8)
+    torch.cuda.synchronize()
+    deq = [(t8.float() * s).to(torch.bfloat16) for t8, s in ((q8, qs), (k8, ks), (v8, vs))]
+    ref = F.scaled_dot_product_attention(*deq, is_causal=a.causal)
+    err = float((o8.float() - ref.float()).abs().max())
+    t8 = bench_graph(call, [(q8, k8, v8, o8)]) or bench(call, [(q8, k8, v8, o8)], warmup=3, reps=20)
+    t16 = bench_graph(call16, [(q, k, v, o)]) or bench(call16, [(q, k, v, o)], warmup=3, reps=20)
+    print(f"fmha_fp8 B {a.b} H {a.h} S {a.s} D {a.d}{' causal' if a.causal else ''}: {t8:.1f} us, "
+          f"{flops / t8 / 1e6:.1f} TFLOP/s | bf16 fmha {t16:.1f} us, {flops / t16 / 1e6:.1f} TFLOP/s | "
+          f"max err against SDPA on the dequantised tensors {err:.3g}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ import ctypes
 
 import torch
 
-TORCH_DTYPES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2, torch.int32: 5, torch.int64: 6, torch.uint8: 7, torch.bool: 8}
+TORCH_DTYPES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2, torch.float8_e4m3fn: 3, torch.float8_e5m2: 4,
+                torch.int32: 5, torch.int64: 6, torch.uint8: 7, torch.bool: 8}
 
 
 class CTensor(ctypes.Structure):

@@ -126,6 +126,12 @@ tessera_status tessera_group_gemm(const tessera_tensor* a, const tessera_tensor*
 tessera_status tessera_fmha(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v, const tessera_tensor* o,
                             const tessera_tensor* lse, float scale, int32_t causal, int64_t window_left, float softcap,
                             const tessera_options* options);
+/* fmha_fp8: fmha on fp8 e4m3 q, k, v holding values / q_scale, / k_scale, / v_scale (per-tensor scales); o bf16 or
+ * f16; the rest as for fmha. */
+tessera_status tessera_fmha_fp8(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v,
+                                const tessera_tensor* o, const tessera_tensor* lse, float q_scale, float k_scale,
+                                float v_scale, float scale, int32_t causal, int64_t window_left, float softcap,
+                                const tessera_options* options);
 /* fmha_backward: the gradients dq, dk, dv (shaped like q, k, v) from the forward's o and lse (not NULL) and d_o
  * [B, Hq, Sq, Dv], the gradient of the loss with respect to o; scale, causal, window_left, softcap as for fmha. */
 tessera_status tessera_fmha_backward(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v,

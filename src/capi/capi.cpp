@@ -224,6 +224,19 @@ tessera_status tessera_fmha(const tessera_tensor* q, const tessera_tensor* k, co
   });
 }
 
+tessera_status tessera_fmha_fp8(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v,
+                                const tessera_tensor* o, const tessera_tensor* lse, float q_scale, float k_scale,
+                                float v_scale, float scale, int32_t causal, int64_t window_left, float softcap,
+                                const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "fmha_fp8";
+    if (causal != 0 && causal != 1) invalid_argument("fmha_fp8: causal must be 0 or 1, got " + std::to_string(causal));
+    ops::fmha_fp8(to_tensor(q, op, "q"), to_tensor(k, op, "k"), to_tensor(v, op, "v"), to_tensor(o, op, "o"), q_scale,
+                  k_scale, v_scale, lse ? to_tensor(lse, op, "lse") : Tensor(), {scale, causal == 1, window_left, softcap},
+                  to_options(options));
+  });
+}
+
 tessera_status tessera_fmha_backward(const tessera_tensor* q, const tessera_tensor* k, const tessera_tensor* v,
                                      const tessera_tensor* o, const tessera_tensor* d_o, const tessera_tensor* lse,
                                      const tessera_tensor* dq, const tessera_tensor* dk, const tessera_tensor* dv, float scale,

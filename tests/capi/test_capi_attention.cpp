@@ -37,6 +37,26 @@ TEST(CApiAttention, FmhaMatchesCppApi) {
   EXPECT_NE(std::string(tessera_last_error()).find("causal"), std::string::npos) << tessera_last_error();
 }
 
+TEST(CApiAttention, FmhaFp8MatchesCppApi) {
+  CView q(random_tensor({1, 4, 9, 64}, DType::fp8_e4m3, Device::cpu(), -4, 4));
+  CView k(random_tensor({1, 2, 13, 64}, DType::fp8_e4m3, Device::cpu(), -4, 4));
+  CView v(random_tensor({1, 2, 13, 64}, DType::fp8_e4m3, Device::cpu(), -4, 4));
+  CView o(poisoned({1, 4, 9, 64}, DType::f16)), lse(poisoned({1, 4, 9}, DType::f32));
+  ASSERT_EQ(tessera_fmha_fp8(&q.c, &k.c, &v.c, &o.c, &lse.c, 0.5f, 0.25f, 0.125f, 0.f, 1, -1, 0.f, nullptr), TESSERA_OK)
+      << tessera_last_error();
+  Tensor want = poisoned({1, 4, 9, 64}, DType::f16), want_lse = poisoned({1, 4, 9}, DType::f32);
+  ops::fmha_fp8(q.t, k.t, v.t, want, 0.5f, 0.25f, 0.125f, want_lse, {0.f, true, -1, 0.f});
+  EXPECT_TRUE(all_equal(o.t, want));
+  EXPECT_TRUE(all_equal(lse.t, want_lse));
+  EXPECT_EQ(tessera_fmha_fp8(&q.c, &k.c, &v.c, &o.c, nullptr, 1.f, 1.f, 1.f, 0.f, 3, -1, 0.f, nullptr), TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("causal"), std::string::npos) << tessera_last_error();
+  // 16-bit inputs are refused by name.
+  CView q16(random_tensor({1, 4, 9, 64}, DType::bf16)), o16(poisoned({1, 4, 9, 64}, DType::bf16));
+  EXPECT_EQ(tessera_fmha_fp8(&q16.c, &k.c, &v.c, &o16.c, nullptr, 1.f, 1.f, 1.f, 0.f, 0, -1, 0.f, nullptr),
+            TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("q is bf16"), std::string::npos) << tessera_last_error();
+}
+
 TEST(CApiAttention, FmhaBackwardMatchesCppApi) {
   CView q(random_tensor({1, 4, 9, 64}, DType::bf16)), k(random_tensor({1, 2, 13, 64}, DType::bf16));
   CView v(random_tensor({1, 2, 13, 64}, DType::bf16)), o(poisoned({1, 4, 9, 64}, DType::bf16));

@@ -57,6 +57,9 @@ TEST_F(AttentionGpu, FmhaLongSequencesMatchReference) {
     for (const auto& c : kLongFmhaCases) check_fmha(Device::cuda(), kCuda, dt, c);
   check_fmha(Device::cuda(), kCuda, DType::f32, kLongFmhaCases[0]);
 }
+TEST_F(AttentionGpu, FmhaFp8MatchesReference) { check_fmha_fp8_all(Device::cuda(), kCuda); }
+TEST_F(AttentionGpu, FmhaFp8MatchesFmhaOnTheDequantisedTensors) { check_fmha_fp8_dequantised(Device::cuda(), kCuda); }
+TEST_F(AttentionGpu, FmhaFp8BadInputIsAnErrorAndWritesNothing) { check_fmha_fp8_bad_input(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, FmhaBackwardMatchesReference) {
   for (DType dt : {DType::f16, DType::bf16})
     for (const auto& c : kFmhaBackwardCases) check_fmha_backward(Device::cuda(), kCuda, dt, c);

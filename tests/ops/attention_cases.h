@@ -97,6 +97,82 @@ inline void check_fmha(Device dev, dispatch::Backend backend, DType dt, const Fm
   EXPECT_TRUE(all_close(o2, o_ref, attention_tolerance(dt)));
 }
 
+// fmha_fp8 against the reference: fp8 e4m3 q, k, v up to 4 in magnitude (e4m3's coarse steps and subnormals
+// both occur) with scales that bring q to [-2, 2], k to [-1, 1] and v to [-1, 1]; o in `out`.
+inline void check_fmha_fp8(Device dev, dispatch::Backend backend, DType out, const FmhaCase& c) {
+  SCOPED_TRACE("fp8_e4m3->" + std::string(dtype_name(out)) + " " + fmha_case_str(c));
+  constexpr float q_scale = 0.5f, k_scale = 0.25f, v_scale = 0.25f;
+  const DType in = DType::fp8_e4m3;
+  Tensor q, o, q_buf, o_buf;
+  if (c.strided) {
+    q_buf = random_tensor({c.B, c.Sq, c.Hq, c.Dqk}, in, dev, -4, 4);
+    q = Tensor::view(q_buf.data(), {c.B, c.Hq, c.Sq, c.Dqk}, in, dev, {c.Sq * c.Hq * c.Dqk, c.Dqk, c.Hq * c.Dqk, 1});
+    o_buf = poisoned({c.B, c.Sq, c.Hq, c.Dv}, out, dev);
+    o = Tensor::view(o_buf.data(), {c.B, c.Hq, c.Sq, c.Dv}, out, dev, {c.Sq * c.Hq * c.Dv, c.Dv, c.Hq * c.Dv, 1});
+  } else {
+    q = random_tensor({c.B, c.Hq, c.Sq, c.Dqk}, in, dev, -4, 4);
+    o = poisoned({c.B, c.Hq, c.Sq, c.Dv}, out, dev);
+  }
+  Tensor k = random_tensor({c.B, c.Hkv, c.Sk, c.Dqk}, in, dev, -4, 4), v = random_tensor({c.B, c.Hkv, c.Sk, c.Dv}, in, dev, -4, 4);
+  Tensor lse = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
+  Tensor o_ref = poisoned({c.B, c.Hq, c.Sq, c.Dv}, out, dev), lse_ref = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
+  ops::fmha_fp8(q, k, v, o, q_scale, k_scale, v_scale, lse, c.params, {backend});
+  ops::fmha_fp8(q, k, v, o_ref, q_scale, k_scale, v_scale, lse_ref, c.params, {dispatch::Backend::reference});
+  EXPECT_TRUE(all_close(o, o_ref, attention_tolerance(out)));
+  EXPECT_TRUE(all_close(lse, lse_ref, kLseTolerance));
+  // The scales are the tensors' own: doubling q_scale while halving k_scale changes nothing but rounding, and
+  // the dequantised tensors give the same attention through fmha (f32, the reference).
+  if (backend == dispatch::Backend::reference) return;
+  Tensor o2 = poisoned({c.B, c.Hq, c.Sq, c.Dv}, out, dev);
+  ops::fmha_fp8(q, k, v, o2, 2 * q_scale, k_scale / 2, v_scale, {}, c.params, {backend});
+  EXPECT_TRUE(all_close(o2, o_ref, attention_tolerance(out)));
+}
+
+inline void check_fmha_fp8_all(Device dev, dispatch::Backend backend) {
+  for (const auto& c : kFmhaCases) check_fmha_fp8(dev, backend, DType::f16, c);
+  for (size_t i = 0; i < std::size(kFmhaCases); i += 3) check_fmha_fp8(dev, backend, DType::bf16, kFmhaCases[i]);
+}
+
+// fp8 against fmha on the dequantised tensors, by value: q_scale * q8 etc. written as f32.
+inline void check_fmha_fp8_dequantised(Device dev, dispatch::Backend backend) {
+  const int64_t B = 1, H = 2, Sq = 33, Sk = 70, D = 128;
+  const DType in = DType::fp8_e4m3;
+  Tensor q = random_tensor({B, H, Sq, D}, in, dev, -4, 4), k = random_tensor({B, H, Sk, D}, in, dev, -4, 4);
+  Tensor v = random_tensor({B, H, Sk, D}, in, dev, -4, 4);
+  auto dequantised = [&](const Tensor& t, float scale) {
+    std::vector<float> x = floats(t);
+    for (float& e : x) e *= scale;
+    return on_device(from_floats(x, t.shape(), DType::f32), dev);
+  };
+  const ops::AttentionParams params{0.f, true, -1, 0.f};
+  Tensor o = poisoned({B, H, Sq, D}, DType::f16, dev), want = poisoned({B, H, Sq, D}, DType::f32, dev);
+  ops::fmha_fp8(q, k, v, o, 0.5f, 0.125f, 0.25f, {}, params, {backend});
+  ops::fmha(dequantised(q, 0.5f), dequantised(k, 0.125f), dequantised(v, 0.25f), want, {}, params,
+            {dispatch::Backend::reference});
+  EXPECT_TRUE(all_close(o, want, attention_tolerance(DType::f16)));
+}
+
+inline void check_fmha_fp8_bad_input(Device dev, dispatch::Backend backend) {
+  const DType in = DType::fp8_e4m3;
+  Tensor q = random_tensor({1, 4, 9, 64}, in, dev), k = random_tensor({1, 2, 13, 64}, in, dev);
+  Tensor v = random_tensor({1, 2, 13, 64}, in, dev), o = poisoned({1, 4, 9, 64}, DType::bf16, dev);
+  const ops::Options opt{backend};
+  auto call = [&](const Tensor& q_, const Tensor& k_, const Tensor& v_, const Tensor& o_, float qs = 1.f, float ks = 1.f) {
+    ops::fmha_fp8(q_, k_, v_, o_, qs, ks, 1.f, {}, {}, opt);
+  };
+  expect_invalid_argument([&] { call(random_tensor({1, 4, 9, 64}, DType::bf16, dev), k, v, o); }, "q is bf16");
+  expect_invalid_argument([&] { call(q, random_tensor({1, 2, 13, 64}, DType::fp8_e5m2, dev), v, o); }, "k");
+  expect_invalid_argument([&] { call(q, k, v, poisoned({1, 4, 9, 64}, DType::f32, dev)); }, "o is f32");
+  expect_invalid_argument([&] { call(q, k, v, poisoned({1, 4, 9, 64}, DType::fp8_e4m3, dev)); }, "o is fp8_e4m3");
+  expect_invalid_argument([&] { call(q, k, random_tensor({1, 2, 12, 64}, in, dev), o); }, "v");
+  expect_invalid_argument([&] { call(q, random_tensor({1, 3, 13, 64}, in, dev), random_tensor({1, 3, 13, 64}, in, dev), o); },
+                          "multiple");
+  expect_invalid_argument([&] { call(q, k, v, o, NAN); }, "finite");
+  expect_invalid_argument([&] { call(q, k, v, o, 1e30f, 1e30f); }, "overflows");
+  expect_invalid_argument([&] { call(q, k, v, Tensor()); }, "o is missing");
+  for (float x : floats(o)) ASSERT_TRUE(std::isnan(x));
+}
+
 // Backward cases for the tile kernels (16-bit, head dim 64 or 128): lengths 1, 9, 127 and several tiles of
 // either kernel (128 rows, 64-row tiles) with edges inside them; Sq < Sk and Sq > Sk (rows that see no key);
 // GQA 1, 4, 8; causal, windows, softcap, an explicit scale.

@@ -16,6 +16,9 @@ TEST(AttentionHost, FmhaMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kFmhaCases) check_fmha(kCpu, kHost, dt, c);
 }
+TEST(AttentionHost, FmhaFp8MatchesReference) { check_fmha_fp8_all(kCpu, kHost); }
+TEST(AttentionHost, FmhaFp8MatchesFmhaOnTheDequantisedTensors) { check_fmha_fp8_dequantised(kCpu, kHost); }
+TEST(AttentionHost, FmhaFp8BadInputIsAnErrorAndWritesNothing) { check_fmha_fp8_bad_input(kCpu, kHost); }
 TEST(AttentionHost, FmhaBackwardMatchesReference) {
   for (DType dt : {DType::f16, DType::bf16})
     for (const auto& c : kFmhaBackwardCases) check_fmha_backward(kCpu, kHost, dt, c);
@@ -94,4 +97,10 @@ TEST(DecodeSplits, SplitsShareTheSequenceLength) {
 }
 
 TEST(AttentionReference, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, dispatch::Backend::reference); }
+TEST(AttentionReference, FmhaFp8MatchesFmhaOnTheDequantisedTensors) {
+  check_fmha_fp8_dequantised(kCpu, dispatch::Backend::reference);
+}
+TEST(AttentionReference, FmhaFp8BadInputIsAnErrorAndWritesNothing) {
+  check_fmha_fp8_bad_input(kCpu, dispatch::Backend::reference);
+}
 }  // namespace tessera::testing

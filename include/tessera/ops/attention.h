@@ -34,6 +34,14 @@ struct AttentionParams {
 void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& lse = {},
           const AttentionParams& params = {}, const Options& options = {});
 
+// fmha with fp8 e4m3 inputs and per-tensor scales: q, k and v hold q / q_scale, k / k_scale and v / v_scale (the
+// values are scale * stored), so o = softmax(scale * (q_scale q8)(k_scale k8)^T + mask) (v_scale v8). o is bf16 or
+// f16; shapes, lse and params as for fmha. The scales fold into the logits' scale and the output's, and the
+// fp8 values are widened to o's dtype exactly (e4m3 fits both): on the GPU into scratch, after which the 16-bit
+// kernels run (the staged one on Hopper); on the CPU tile by tile as the generic kernel loads them.
+void fmha_fp8(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, float q_scale, float k_scale,
+              float v_scale, const Tensor& lse = {}, const AttentionParams& params = {}, const Options& options = {});
+
 // Gradients of fmha from its saved outputs: given o and lse (the forward call's, with the same params) and d_o
 // [B, Hq, Sq, Dv], the gradient of a loss with respect to o, writes dq [B, Hq, Sq, Dqk], dk [B, Hkv, Sk, Dqk] and
 // dv [B, Hkv, Sk, Dv] (dtype of q; dk and dv sum over the query heads that share each KV head). The

@@ -15,6 +15,14 @@ struct FmhaArgs {
   AttentionParams params;
 };
 
+// fmha on fp8 e4m3 q, k, v: params.scale already holds q_scale * k_scale (the front-end folds it in), and o is
+// v_scale times the attention of the stored values.
+struct FmhaFp8Args {
+  Tensor q, k, v, o, lse;  // lse may be absent
+  AttentionParams params;
+  float v_scale = 1.f;
+};
+
 struct FmhaBackwardArgs {
   Tensor q, k, v, o, d_o, lse, dq, dk, dv;  // o and lse: the forward's (the reference recomputes them)
   AttentionParams params;
@@ -49,6 +57,7 @@ struct RopeKvCacheAppendArgs {
 
 #define TESSERA_ATTENTION_BACKEND_DECLS                                                       \
   void fmha(const FmhaArgs& args, const dispatch::Options& opt);                              \
+  void fmha_fp8(const FmhaFp8Args& args, const dispatch::Options& opt);                       \
   void fmha_varlen(const FmhaVarlenArgs& args, const dispatch::Options& opt);                 \
   void fmha_decode(const FmhaDecodeArgs& args, const dispatch::Options& opt);                 \
   void kv_cache_append(const KvCacheAppendArgs& args, const dispatch::Options& opt);          \

@@ -35,6 +35,15 @@ dispatch::Op<FmhaArgs>& fmha_op() {
       });
   return op;
 }
+dispatch::Op<FmhaFp8Args>& fmha_fp8_op() {
+  static dispatch::Op<FmhaFp8Args>& op = register_op<FmhaFp8Args>(
+      "fmha_fp8", &reference::fmha_fp8, &tile_host::fmha_fp8, TESSERA_CUDA_FN(tile_cuda::fmha_fp8),
+      [](const FmhaFp8Args& a) {
+        if (auto r = head_dims_refusal(a.q.size(3), a.v.size(3))) return r;
+        return index_refusal(std::max(a.q.size(2), a.k.size(2)), "sequence lengths");
+      });
+  return op;
+}
 // The backward kernels' limits differ by backend (the GPU's need Hopper): each backend says what it refuses.
 dispatch::Op<FmhaBackwardArgs>& fmha_backward_op() {
   static dispatch::Op<FmhaBackwardArgs>& op = [] () -> dispatch::Op<FmhaBackwardArgs>& {
@@ -174,6 +183,40 @@ void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, co
   const AttentionParams p = resolved(c, params, Dqk);
   if (o.numel() == 0) return;
   fmha_op()({q, k, v, o, lse, p}, q.device(), options);
+}
+
+void fmha_fp8(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, float q_scale, float k_scale,
+              float v_scale, const Tensor& lse, const AttentionParams& params, const Options& options) {
+  const Checker c{"fmha_fp8"};
+  c.defined(q, "q");
+  c.dtype_in(q, "q", {DType::fp8_e4m3});
+  check_operand(c, q, "q", 4, "[B, Hq, Sq, Dqk]", &q, "q");
+  check_operand(c, k, "k", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
+  check_operand(c, v, "v", 4, "[B, Hkv, Sk, Dv]", &q, "q");
+  c.defined(o, "o");
+  c.dtype_in(o, "o", {DType::bf16, DType::f16});
+  check_operand(c, o, "o", 4, "[B, Hq, Sq, Dv]");
+  c.same_device(q, "q", o, "o");
+  const int64_t B = q.size(0), Hq = q.size(1), Sq = q.size(2), Dqk = q.size(3);
+  const int64_t Hkv = k.size(1), Sk = k.size(2), Dv = v.size(3);
+  c.shape_is(k, "k", {B, Hkv, Sk, Dqk});
+  c.shape_is(v, "v", {B, Hkv, Sk, Dv});
+  c.shape_is(o, "o", {B, Hq, Sq, Dv});
+  check_heads(c, Hq, Hkv, "k");
+  check_head_dims(c, Dqk, Dv);
+  check_lse(c, lse, {B, Hq, Sq}, q);
+  c.require(std::isfinite(q_scale) && std::isfinite(k_scale) && std::isfinite(v_scale), [&] {
+    return "q_scale, k_scale and v_scale are " + std::to_string(q_scale) + ", " + std::to_string(k_scale) + ", " +
+           std::to_string(v_scale) + "; they must be finite";
+  });
+  AttentionParams p = resolved(c, params, Dqk);
+  p.scale *= q_scale * k_scale;
+  c.require(std::isfinite(p.scale), [&] {
+    return "scale * q_scale * k_scale overflows float (" + std::to_string(params.scale) + " * " + std::to_string(q_scale) +
+           " * " + std::to_string(k_scale) + ")";
+  });
+  if (o.numel() == 0) return;
+  fmha_fp8_op()({q, k, v, o, lse, p, v_scale}, q.device(), options);
 }
 
 void fmha_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& d_o,
@@ -367,6 +410,7 @@ void rope_kv_cache_append(const Tensor& q, const Tensor& k, const Tensor& v, con
 
 void register_attention_ops() {
   fmha_op();
+  fmha_fp8_op();
   fmha_backward_op();
   fmha_varlen_op();
   fmha_decode_op();

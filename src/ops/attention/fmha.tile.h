@@ -10,6 +10,9 @@
 // Key tiles wholly before the window of the block's first row or after the causal limit of its last row are
 // skipped. GQA: query head h reads KV head h / group. Fmha takes [B, H, S, D] tensors; FmhaVarlen packed
 // [T, H, D] sequences delimited by cumulative lengths, read as scalars.
+//
+// Inputs of another type TI than the output's T (fp8 e4m3) are widened to T tile by tile as they arrive, and
+// the products run in T; their scales are the logits' scale and the output's out_scale.
 #pragma once
 #include "ops/attention/online_softmax.tile.h"
 
@@ -21,13 +24,20 @@ struct MaskParams {
   Logits logits;
 };
 
+// An R x C tile of an input at `at`, widened to the products' type T where the input is narrower (fp8).
+template <class T, int R, int C, class Block, class TI>
+TILE_DEVICE auto load_as(Block& blk, const tile::View2<const TI>& view, tile::Coord at) {
+  if constexpr (std::is_same_v<TI, T>) return load<R, C>(blk, view, at);
+  else return cast<T>(load<R, C>(blk, view, at));
+}
+
 // Attends query rows [q0, q0 + BM) of q [Sq, DQK] to k [Sk, DQK] / v [Sk, DV] (views of one head of one
 // sequence; head dims up to DQK / DV, zero-padded), bottom-right aligned. Writes those rows of o [Sq, DV]
 // and, when has_lse, of lse [Sq, 1].
-template <class T, int BM, int DQK, int DV, class Block>
-TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const T>& q, const tile::View2<const T>& k,
-                                   const tile::View2<const T>& v, const tile::View2<T>& o, const tile::View2<float>& lse,
-                                   bool has_lse, int64_t q0, const MaskParams& mask) {
+template <class T, int BM, int DQK, int DV, class Block, class TI>
+TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const TI>& q, const tile::View2<const TI>& k,
+                                   const tile::View2<const TI>& v, const tile::View2<T>& o, const tile::View2<float>& lse,
+                                   bool has_lse, int64_t q0, const MaskParams& mask, float out_scale = 1.f) {
   constexpr int BN = kKeyTile, DC = kDimChunk, NQ = DQK / DC, NV = DV / DC;
   static_assert(DQK % DC == 0 && DV % DC == 0, "head dims are whole chunks");
   const int64_t Sq = q.extent[0], Sk = k.extent[0], offset = Sk - Sq;
@@ -37,8 +47,8 @@ TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const T>& q, co
   if (mask.causal) k_end = q0 + BM + offset < Sk ? q0 + BM + offset : Sk;
   if (mask.window_left >= 0 && q0 + offset - mask.window_left > 0) k_begin = (q0 + offset - mask.window_left) / BN * BN;
 
-  decltype(load<BM, DC>(blk, q, {0, 0})) q_chunk[NQ];
-  for (int c = 0; c < NQ; ++c) q_chunk[c] = load<BM, DC>(blk, q, {q0, int64_t(c) * DC});
+  decltype(load_as<T, BM, DC>(blk, q, {0, 0})) q_chunk[NQ];
+  for (int c = 0; c < NQ; ++c) q_chunk[c] = load_as<T, BM, DC>(blk, q, {q0, int64_t(c) * DC});
   decltype(zeros<float, BM, DC>(blk)) acc[NV];
   for (int c = 0; c < NV; ++c) acc[c] = zeros<float, BM, DC>(blk);
   auto m = full_like(row_max(zeros<float, BM, BN>(blk)), -INFINITY);
@@ -49,40 +59,41 @@ TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const T>& q, co
 
   for (int64_t k0 = k_begin; k0 < k_end; k0 += BN) {
     auto dots = zeros<float, BM, BN>(blk);
-    for (int c = 0; c < NQ; ++c) mma(dots, q_chunk[c], transpose(load<BN, DC>(blk, k, {k0, int64_t(c) * DC})));
+    for (int c = 0; c < NQ; ++c) mma(dots, q_chunk[c], transpose(load_as<T, BN, DC>(blk, k, {k0, int64_t(c) * DC})));
     const auto key = column + int(k0);
     auto visible = key < int(Sk);
     if (mask.causal) visible = visible & (key <= position);
     if (mask.window_left >= 0) visible = visible & (key >= position - int(mask.window_left));
     auto s = mask.logits.scores(dots);
     s.x = where(visible, s.x, -INFINITY);
-    online_softmax_step<T>(blk, s, m, l, acc, [&](int c) { return load<BN, DC>(blk, v, {k0, int64_t(c) * DC}); });
+    online_softmax_step<T>(blk, s, m, l, acc, [&](int c) { return load_as<T, BN, DC>(blk, v, {k0, int64_t(c) * DC}); });
   }
 
-  const auto inv_l = inverse_sum(l);
+  const auto inv_l = inverse_sum(l) * out_scale;
   for (int c = 0; c < NV; ++c) store(blk, o, {q0, int64_t(c) * DC}, cast<T>(acc[c] * inv_l));
   if (has_lse) store(blk, lse, {q0, 0}, log_sum_exp(m, l));
 }
 
 // Grid (ceil(Sq / BM), Hq, B). q [B, Hq, Sq, DQK], k [B, Hkv, Sk, DQK], v [B, Hkv, Sk, DV], o [B, Hq, Sq, DV],
 // lse [B, Hq, Sq, 1].
-template <class T, int BM, int DQK, int DV, int THREADS>
+template <class T, int BM, int DQK, int DV, int THREADS, class TI = T>
 struct Fmha {
   static constexpr int threads = THREADS;
   struct Params {
-    tile::View4<const T> q, k, v;
+    tile::View4<const TI> q, k, v;
     tile::View4<T> o;
     tile::View4<float> lse;
     bool has_lse;
     int64_t group;  // query heads per KV head
     MaskParams mask;
+    float out_scale = 1.f;  // fp8 inputs: v's scale
   };
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t q0 = blk.bid(0) * BM, h = blk.bid(1), b = blk.bid(2);
     attend_query_tile<T, BM, DQK, DV>(blk, p.q[b][h], p.k[b][h / p.group], p.v[b][h / p.group], p.o[b][h],
-                                      p.lse[b][h], p.has_lse, q0, p.mask);
+                                      p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale);
   }
 };
 

@@ -53,7 +53,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
                                           const typename Shape::Keys& k, const typename Shape::Keys& v, int64_t plane,
                                           int64_t key_row0, int64_t Sk, const tile::View2<T>& o_rows,
                                           const tile::View2<float>& lse_rows, bool has_lse, int64_t q0,
-                                          const MaskParams& mask) {
+                                          const MaskParams& mask, float out_scale = 1.f) {
   constexpr int BM = Shape::bm, BN = Shape::bn, D = Shape::d;
   using Stage = typename Shape::Stage;
   const int64_t Sq = o_rows.extent[0], offset = Sk - Sq;
@@ -137,7 +137,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
       pipe.release(values);
     }
     pipe.release_resident();
-    store(blk, o_rows, {q0, 0}, cast<T>(o * inverse_sum(l)));
+    store(blk, o_rows, {q0, 0}, cast<T>(o * (inverse_sum(l) * out_scale)));
     if (has_lse) store(blk, lse_rows, {q0, 0}, log_sum_exp(m, l));
   });
 }
@@ -157,6 +157,7 @@ struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
     typename Shape::Keys k, v;
     int64_t kv_heads, group;
     MaskParams mask;
+    float out_scale = 1.f;  // o's factor (fmha_fp8: v's scale)
   };
 
   template <class Block>
@@ -164,7 +165,7 @@ struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
     const int64_t h = blk.bid(1), b = blk.bid(2), heads = p.o.extent[1];
     const int64_t q0 = query_tile_row(blk.bid(0), p.o.extent[2], Shape::bm, p.mask.causal);
     attend_query_tile_staged<Shape>(blk, p.q, b * heads + h, 0, p.k, p.v, b * p.kv_heads + h / p.group, 0,
-                                    p.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask);
+                                    p.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale);
   }
 };
 

@@ -68,7 +68,8 @@ constexpr auto kTuneWhere = at::Where::host;
 }  // namespace
 
 // Runs fmha on the staged kernel and returns true, or returns false (nothing launched) where it does not apply.
-bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt) {
+// o is out_scale times the attention.
+bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt, float out_scale) {
   if (!staged_applies(a.q, a.v, a.k.size(2))) return false;
   bool launched = false;
   visit_float_dtype(a.q.dtype(), [&](auto t) {
@@ -78,10 +79,11 @@ bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt) {
       if (!batch_head_planes(a.q, q_planes) || !batch_head_planes(a.k, k_planes) || !batch_head_planes(a.v, v_planes))
         return;
       const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), d = a.q.size(3);
-      auto launch = [&a, &opt, q_planes, k_planes, v_planes, B, Hq, Sq](auto shape) {
+      auto launch = [&a, &opt, q_planes, k_planes, v_planes, B, Hq, Sq, out_scale](auto shape) {
         using Shape = decltype(shape);
         using K = kernels::FmhaStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages>;
         typename K::Params p{};
+        p.out_scale = out_scale;
         p.q = tile::active::make_tma_tensor<Shape::bm, Shape::d>(q_planes);
         p.o = as_view<T, 4>(a.o);
         p.has_lse = !is_absent(a.lse);

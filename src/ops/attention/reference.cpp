@@ -52,7 +52,9 @@ double attend_row(const float* q, int64_t dqk, int64_t dv, KeyRange range, KeyFn
 std::string at(const char* name, int64_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
 }  // namespace
 
-void fmha(const FmhaArgs& a, const dispatch::Options&) {
+namespace {
+// fmha over float copies of q, k, v (any dtype); o is out_scale times the attention.
+void fmha_rows(const FmhaArgs& a, float out_scale) {
   const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), Dqk = a.q.size(3);
   const int64_t Hkv = a.k.size(1), Sk = a.k.size(2), Dv = a.v.size(3);
   const auto q = to_float_vector(a.q), k = to_float_vector(a.k), v = to_float_vector(a.v);
@@ -71,9 +73,17 @@ void fmha(const FmhaArgs& a, const dispatch::Options&) {
             [&](int64_t j) { return vh + j * Dv; }, a.params, o.data() + row * Dv));
       }
     }
+  if (out_scale != 1.f)
+    for (float& x : o) x *= out_scale;
   write_float_vector(a.o, o);
   if (!is_absent(a.lse)) write_float_vector(a.lse, lse);
 }
+}  // namespace
+
+void fmha(const FmhaArgs& a, const dispatch::Options&) { fmha_rows(a, 1.f); }
+
+// The stored fp8 values widened to float; q_scale * k_scale is already in params.scale.
+void fmha_fp8(const FmhaFp8Args& a, const dispatch::Options&) { fmha_rows({a.q, a.k, a.v, a.o, a.lse, a.params}, a.v_scale); }
 
 // With x = scale * q.k and s = softcap * tanh(x / softcap) (or s = x), p = softmax(s) over the visible keys:
 //   dv_j += p_ij do_i;   dp_ij = do_i . v_j;   ds_ij = p_ij (dp_ij - sum_j' p_ij' dp_ij')

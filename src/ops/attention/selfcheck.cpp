@@ -39,6 +39,21 @@ void add_attention_self_checks(std::vector<SelfCheck>& out) {
                    fmha(q, k, v, o_ref, lse_ref, params, {dispatch::Backend::reference});
                    return worse(compare(o, o_ref, attention_tolerance(dt)), compare(lse, lse_ref, 1e-4));
                  }});
+  out.push_back({"fmha_fp8", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   // fp8 inputs; the sweep's dtype is the output's (f16 in the f32 sweep: o is 16-bit).
+                   std::mt19937_64 gen(seed);
+                   const DType out = dt == DType::f32 ? DType::f16 : dt;
+                   const int64_t B = 1, Hq = 4, Hkv = 2, Sq = 45, Sk = 77, D = 64;
+                   Tensor q = random(gen, {B, Hq, Sq, D}, DType::fp8_e4m3, dev, -4, 4);
+                   Tensor k = random(gen, {B, Hkv, Sk, D}, DType::fp8_e4m3, dev, -4, 4);
+                   Tensor v = random(gen, {B, Hkv, Sk, D}, DType::fp8_e4m3, dev, -4, 4);
+                   Tensor o = poisoned({B, Hq, Sq, D}, out, dev), o_ref = poisoned({B, Hq, Sq, D}, out, dev);
+                   Tensor lse = poisoned({B, Hq, Sq}, DType::f32, dev), lse_ref = poisoned({B, Hq, Sq}, DType::f32, dev);
+                   const AttentionParams params{0.f, true, -1, 0.f};
+                   fmha_fp8(q, k, v, o, 0.5f, 0.25f, 0.25f, lse, params, {b});
+                   fmha_fp8(q, k, v, o_ref, 0.5f, 0.25f, 0.25f, lse_ref, params, {dispatch::Backend::reference});
+                   return worse(compare(o, o_ref, attention_tolerance(out)), compare(lse, lse_ref, 1e-4));
+                 }});
   out.push_back({"fmha_varlen", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
                    std::mt19937_64 gen(seed);
                    const int64_t Hq = 4, Hkv = 1, D = 64, Tq = 50, Tk = 50;
