@@ -18,9 +18,13 @@ void add_bench_command(CLI::App& app) {
     bool quick = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time ops on the GPU against cuBLAS and the measured ceilings");
-  cmd->add_option("op", args->ops, "ops to time (default: all of matmul, rms_norm)");
-  cmd->add_option("--shapes", args->shapes, "shapes instead of the default sweep: matmul MxNxK, rms_norm ROWSxCOLS")
+  CLI::App* cmd = app.add_subcommand("bench", "Time ops on the GPU against the measured ceilings (and cuBLAS for matmul)");
+  cmd->add_option("op", args->ops,
+                  "ops to time (default: all of matmul, rms_norm, rms_norm_residual, layer_norm, softmax, gelu, "
+                  "silu_and_mul, rope, embedding, fmha, fmha_fp8, fmha_decode)");
+  cmd->add_option("--shapes", args->shapes,
+                  "shapes instead of the default sweeps, each for the ops of its rank: matmul MxNxK; norms, softmax, "
+                  "activations, rope, embedding ROWSxCOLS; fmha BxHxSxD; fmha_decode BxSxHqxHkvxD")
       ->delimiter(',');
   cmd->add_option("--out", args->out, "directory for bench.json, bench.md, bench.svg")->capture_default_str();
   cmd->add_option("--dtype", args->dtype, "bf16 or f16")->capture_default_str();

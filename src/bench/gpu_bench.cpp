@@ -10,8 +10,13 @@
 #include "bench/cublas_loader.h"
 #include "ops/matmul/args.h"
 #include "tessera/dispatch/autotune.h"
+#include "tessera/ops/activation.h"
+#include "tessera/ops/attention.h"
+#include "tessera/ops/embedding.h"
 #include "tessera/ops/matmul.h"
 #include "tessera/ops/norm.h"
+#include "tessera/ops/rope.h"
+#include "tessera/ops/softmax.h"
 #include "tessera/runtime/error.h"
 #include "tessera/runtime/numeric.h"
 
@@ -22,7 +27,17 @@
 
 namespace tessera::bench {
 
-std::vector<std::string> bench_ops() { return {"matmul", "rms_norm"}; }
+std::vector<std::string> bench_ops() {
+  return {"matmul",     "rms_norm", "rms_norm_residual", "layer_norm", "softmax",  "gelu",
+          "silu_and_mul", "rope",   "embedding",         "fmha",       "fmha_fp8", "fmha_decode"};
+}
+
+int shape_rank(const std::string& op) {
+  if (op == "matmul") return 3;
+  if (op == "fmha" || op == "fmha_fp8") return 4;
+  if (op == "fmha_decode") return 5;
+  return 2;
+}
 
 std::vector<long long> parse_dims(const std::string& text, const std::string& what) {
   std::vector<long long> dims;
@@ -71,7 +86,8 @@ void fill_random(const Tensor& t, uint64_t seed) {
     case DType::f32: make(float{}); break;
     case DType::f16: make(f16{}); break;
     case DType::bf16: make(bf16{}); break;
-    default: invalid_argument("fill_random: f32, f16 or bf16 only, not " + std::string(dtype_name(t.dtype())));
+    case DType::fp8_e4m3: make(fp8_e4m3{}); break;
+    default: invalid_argument("fill_random: f32, f16, bf16 or fp8_e4m3 only, not " + std::string(dtype_name(t.dtype())));
   }
   const size_t total = t.nbytes();
   // An odd element offset per chunk, so equal rows do not repeat with the pool's period.
@@ -83,6 +99,22 @@ void fill_random(const Tensor& t, uint64_t seed) {
     done += n;
     ++shift;
   }
+}
+
+std::vector<std::string> check_options(const BenchOptions& opt) {
+  if (opt.dtype != DType::bf16 && opt.dtype != DType::f16)
+    invalid_argument("tessera bench: --dtype must be bf16 or f16, not " + std::string(dtype_name(opt.dtype)));
+  const auto all = bench_ops();
+  std::string known;
+  for (const auto& op : all) known += (known.empty() ? "" : ", ") + op;
+  for (const auto& op : opt.ops)
+    if (std::find(all.begin(), all.end(), op) == all.end())
+      invalid_argument("tessera bench: unknown op '" + op + "' (known: " + known + ")");
+  for (const auto& s : opt.shapes)
+    if (const auto d = parse_dims(s, "--shapes"); d.size() < 2 || d.size() > 5)
+      invalid_argument("--shapes " + s + ": give ROWSxCOLS (norms, softmax, activations, rope, embedding), MxNxK (matmul), "
+                       "BxHxSxD (fmha, fmha_fp8) or BxSxHqxHkvxD (fmha_decode)");
+  return opt.ops.empty() ? all : opt.ops;
 }
 
 #if TESSERA_WITH_CUDA
@@ -245,7 +277,7 @@ struct Runner {
       std::vector<std::vector<long long>> out;
       for (const auto& s : opt.shapes) {
         auto d = parse_dims(s, "shape");
-        if (d.size() == 3) out.push_back(d);  // two numbers are a rms_norm shape
+        if (d.size() == 3) out.push_back(d);  // shapes of other ranks are other ops'
       }
       return out;
     }
@@ -319,40 +351,170 @@ struct Runner {
     }
   }
 
-  // ---- rms_norm ----
-  void bench_rms_norm() {
-    std::vector<std::vector<long long>> shapes;
-    for (const auto& s : opt.shapes) {
-      auto d = parse_dims(s, "shape");
-      if (d.size() == 2) shapes.push_back(d);  // three numbers are a matmul shape
-    }
-    if (opt.shapes.empty())
-      shapes = opt.quick ? std::vector<std::vector<long long>>{{128, 4096}}
-                         : std::vector<std::vector<long long>>{{1, 4096}, {16, 4096}, {128, 4096}, {2048, 4096}, {4096, 4096}, {16384, 8192}};
-    for (const auto& d : shapes) {
+  // ---- everything but matmul: one timed row per op and shape ----
+  // The shapes of `op`: the user's of its rank, else its default sweep.
+  std::vector<std::vector<long long>> shapes_for(const std::string& op, std::vector<std::vector<long long>> defaults,
+                                                 std::vector<std::vector<long long>> quick) const {
+    if (opt.shapes.empty()) return opt.quick ? quick : defaults;
+    std::vector<std::vector<long long>> out;
+    for (const auto& s : opt.shapes)
+      if (auto d = parse_dims(s, "shape"); int(d.size()) == shape_rank(op)) out.push_back(d);
+    return out;
+  }
+
+  // A random tensor for copy 0 of a working set; later copies copy copy 0's (filling on the host is slow).
+  static Tensor random_like_first(const std::vector<Tensor>* first, size_t i, const Shape& shape, DType dtype, uint64_t seed) {
+    Tensor t = Tensor::empty(shape, dtype, Device::cuda());
+    if (first) t.copy_from((*first)[i]);
+    else fill_random(t, seed);
+    return t;
+  }
+
+  // Times call(set) over enough copies of a working set (make(first) builds one: first is null for copy 0,
+  // which is filled at random, else copy 0 to copy from) that a round exceeds the L2 cache, and adds the row.
+  template <class Make, class Call>
+  void timed_row(const std::string& op, const std::string& shape, double flops, double bytes, Make make, Call call,
+                 std::string note = {}) {
+    std::vector<std::vector<Tensor>> sets;
+    sets.push_back(make(nullptr));
+    const int copies = rotation_copies(size_t(bytes), dev.l2);
+    for (int c = 1; c < copies; ++c) sets.push_back(make(&sets[0]));
+    Row row;
+    row.op = op;
+    row.shape = shape;
+    row.flops = flops;
+    row.bytes = bytes;
+    row.note = std::move(note);
+    row.us = median_us([&](int i) { call(sets[size_t(i % copies)]); }, stream, opt.quick, *lead);
+    std::string line = text_row(row, report.ceilings);
+    line.pop_back();
+    say(line);
+    report.rows.push_back(std::move(row));
+  }
+
+  // Norms, softmax and activations over ROWS x COLS (silu_and_mul: COLS outputs from 2 COLS inputs; rope:
+  // COLS / 128 heads of 128; embedding: ROWS ids into a 32000 x COLS table). Bytes: what one call must read
+  // and write at least.
+  void bench_rows(const std::string& op) {
+    const DType dt = opt.dtype;
+    const double el = double(dtype_size(dt));
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for(op, {{1, 4096}, {16, 4096}, {4096, 4096}, {16384, 8192}}, {{128, 4096}})) {
       const long long rows = d[0], cols = d[1];
-      const size_t el = dtype_size(opt.dtype);
-      const size_t set_bytes = size_t(2 * rows * cols + cols) * el;
-      const int copies = rotation_copies(set_bytes, dev.l2);
-      std::vector<Tensor> xs, ys;
-      Tensor w = Tensor::empty({cols}, opt.dtype, Device::cuda());
-      fill_random(w, 21);
-      for (int c = 0; c < copies; ++c) {
-        xs.push_back(Tensor::empty({rows, cols}, opt.dtype, Device::cuda()));
-        ys.push_back(Tensor::empty({rows, cols}, opt.dtype, Device::cuda()));
-        if (c == 0) fill_random(xs[0], 22);
-        else xs[c].copy_from(xs[0]);
+      const std::string shape = "rows=" + std::to_string(rows) + " cols=" + std::to_string(cols);
+      const double rc = double(rows) * double(cols);
+      auto rand = [&](const std::vector<Tensor>* f, size_t i, const Shape& sh, uint64_t seed) {
+        return random_like_first(f, i, sh, dt, seed);
+      };
+      auto out = [&](const Shape& sh) { return Tensor::empty(sh, dt, Device::cuda()); };
+      if (op == "rms_norm") {
+        timed_row(op, shape, 0, (2 * rc + cols) * el,
+                  [&](auto f) { return std::vector<Tensor>{rand(f, 0, {rows, cols}, 22), rand(f, 1, {cols}, 21), out({rows, cols})}; },
+                  [&](const auto& t) { ops::rms_norm(t[0], t[1], t[2], 1e-5f, o); });
+      } else if (op == "rms_norm_residual") {
+        // x and the residual read; the sum written back over the residual and y written.
+        timed_row(op, shape, 0, (4 * rc + cols) * el,
+                  [&](auto f) {
+                    return std::vector<Tensor>{rand(f, 0, {rows, cols}, 23), rand(f, 1, {rows, cols}, 24), rand(f, 2, {cols}, 21),
+                                               out({rows, cols})};
+                  },
+                  [&](const auto& t) { ops::rms_norm_residual(t[0], t[1], t[1], t[2], t[3], 1e-5f, o); });
+      } else if (op == "layer_norm") {
+        timed_row(op, shape, 0, (2 * rc + 2 * cols) * el,
+                  [&](auto f) {
+                    return std::vector<Tensor>{rand(f, 0, {rows, cols}, 25), rand(f, 1, {cols}, 26), rand(f, 2, {cols}, 27), out({rows, cols})};
+                  },
+                  [&](const auto& t) { ops::layer_norm(t[0], t[1], t[2], t[3], 1e-5f, o); });
+      } else if (op == "softmax" || op == "gelu") {
+        timed_row(op, shape, 0, 2 * rc * el, [&](auto f) { return std::vector<Tensor>{rand(f, 0, {rows, cols}, 28), out({rows, cols})}; },
+                  [&](const auto& t) {
+                    if (op == "softmax") ops::softmax(t[0], t[1], 1.f, o);
+                    else ops::gelu(t[0], t[1], ops::GeluApprox::none, o);
+                  });
+      } else if (op == "silu_and_mul") {
+        timed_row(op, shape, 0, 3 * rc * el, [&](auto f) { return std::vector<Tensor>{rand(f, 0, {rows, 2 * cols}, 29), out({rows, cols})}; },
+                  [&](const auto& t) { ops::silu_and_mul(t[0], t[1], o); });
+      } else if (op == "rope") {
+        if (cols % 128 != 0) invalid_argument("tessera bench rope: cols " + std::to_string(cols) + " is not a multiple of the head dim 128");
+        const long long heads = cols / 128;
+        const std::vector<float> inv_values = ops::rope_inv_freq(128, 10000.0);
+        const Tensor inv_freq = Tensor::empty({64}, DType::f32, Device::cuda());
+        copy_bytes(inv_freq.data(), inv_freq.device(), inv_values.data(), Device::cpu(), inv_values.size() * sizeof(float));
+        const Tensor positions = Tensor::empty({rows}, DType::i64, Device::cuda());
+        std::vector<int64_t> pos(static_cast<size_t>(rows));
+        for (long long i = 0; i < rows; ++i) pos[size_t(i)] = (i * 37) % 4096;
+        copy_bytes(positions.data(), positions.device(), pos.data(), Device::cpu(), pos.size() * sizeof(int64_t));
+        timed_row(op, "tokens=" + std::to_string(rows) + " heads=" + std::to_string(heads) + " dim=128", 0, 2 * rc * el,
+                  [&](auto f) { return std::vector<Tensor>{rand(f, 0, {rows, heads, 128}, 30), out({rows, heads, 128})}; },
+                  [&](const auto& t) { ops::rope(t[0], positions, inv_freq, t[1], ops::RopeLayout::neox, 0, o); });
+      } else if (op == "embedding") {
+        const long long vocab = 32000;
+        const Tensor table = rand(nullptr, 0, {vocab, cols}, 31);
+        std::vector<int32_t> id_values(static_cast<size_t>(rows));
+        for (long long i = 0; i < rows; ++i) id_values[size_t(i)] = int32_t((i * 7919) % vocab);
+        timed_row(op, "ids=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " vocab=32000", 0, 2 * rc * el + 4.0 * double(rows),
+                  [&](auto) {
+                    Tensor ids = Tensor::empty({rows}, DType::i32, Device::cuda());
+                    copy_bytes(ids.data(), ids.device(), id_values.data(), Device::cpu(), id_values.size() * sizeof(int32_t));
+                    return std::vector<Tensor>{ids, out({rows, cols})};
+                  },
+                  [&](const auto& t) { ops::embedding(t[0], table, t[1], o); },
+                  "each call checks its ids on the host (a read back)");
       }
-      Row row;
-      row.op = "rms_norm";
-      row.shape = "rows=" + std::to_string(rows) + " cols=" + std::to_string(cols);
-      row.bytes = double(set_bytes);
-      const ops::Options o{dispatch::Backend::tile_cuda, stream};
-      row.us = median_us([&](int i) { ops::rms_norm(xs[i % copies], w, ys[i % copies], 1e-5f, o); }, stream, opt.quick, *lead);
-      std::string line = text_row(row, report.ceilings);
-      line.pop_back();
-      say(line);
-      report.rows.push_back(std::move(row));
+    }
+  }
+
+  // Prefill attention over B x H x S x D (as many KV heads as query heads), without and with the causal mask:
+  // 4 B H S^2 D flops, halved when causal; bytes: q, k, v read and o written once. fmha_fp8 takes e4m3 inputs
+  // (unit scales) and writes o in the run's dtype.
+  void bench_fmha(const std::string& op) {
+    const bool fp8 = op == "fmha_fp8";
+    const DType in = fp8 ? DType::fp8_e4m3 : opt.dtype;
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for(op, {{16, 16, 1024, 128}, {4, 16, 4096, 128}, {1, 16, 16384, 128}, {8, 16, 2048, 64}, {4, 16, 4096, 256}},
+                                    {{2, 4, 512, 128}})) {
+      const long long B = d[0], H = d[1], S = d[2], D = d[3];
+      const double bytes = double(B * H * S * D) * (3.0 * double(dtype_size(in)) + double(dtype_size(opt.dtype)));
+      for (bool causal : {false, true}) {
+        const std::string shape = "B=" + std::to_string(B) + " H=" + std::to_string(H) + " S=" + std::to_string(S) +
+                                  " D=" + std::to_string(D) + (causal ? " causal" : "");
+        const ops::AttentionParams params{0.f, causal, -1, 0.f};
+        timed_row(op, shape, 4.0 * double(B * H) * double(S) * double(S) * double(D) / (causal ? 2 : 1), bytes,
+                  [&](auto f) {
+                    return std::vector<Tensor>{random_like_first(f, 0, {B, H, S, D}, in, 41), random_like_first(f, 1, {B, H, S, D}, in, 42),
+                                               random_like_first(f, 2, {B, H, S, D}, in, 43),
+                                               Tensor::empty({B, H, S, D}, opt.dtype, Device::cuda())};
+                  },
+                  [&](const auto& t) {
+                    if (fp8) ops::fmha_fp8(t[0], t[1], t[2], t[3], 1.f, 1.f, 1.f, {}, params, o);
+                    else ops::fmha(t[0], t[1], t[2], t[3], {}, params, o);
+                  });
+      }
+    }
+  }
+
+  // Decode attention, one new token a sequence, over B x S x Hq x Hkv x D: a contiguous cache of S tokens a
+  // sequence. Bytes: the keys and values read (q and o are noise beside them); flops 4 B Hq S D.
+  void bench_fmha_decode() {
+    const DType dt = opt.dtype;
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for("fmha_decode", {{1, 32768, 32, 8, 128}, {8, 8192, 32, 8, 128}, {64, 8192, 32, 8, 128}},
+                                    {{2, 4096, 32, 8, 128}})) {
+      const long long B = d[0], S = d[1], Hq = d[2], Hkv = d[3], D = d[4];
+      if (Hq % Hkv != 0) invalid_argument("tessera bench fmha_decode: Hq " + std::to_string(Hq) + " is not a multiple of Hkv " + std::to_string(Hkv));
+      const Tensor lens = Tensor::empty({B}, DType::i32, Device::cuda());
+      const std::vector<int32_t> len_values(static_cast<size_t>(B), static_cast<int32_t>(S));
+      copy_bytes(lens.data(), lens.device(), len_values.data(), Device::cpu(), len_values.size() * sizeof(int32_t));
+      const double kv_bytes = 2.0 * double(B * S * Hkv * D) * double(dtype_size(dt));
+      timed_row("fmha_decode",
+                "B=" + std::to_string(B) + " S=" + std::to_string(S) + " Hq=" + std::to_string(Hq) + " Hkv=" + std::to_string(Hkv) +
+                    " D=" + std::to_string(D),
+                4.0 * double(B * Hq) * double(S) * double(D), kv_bytes,
+                [&](auto f) {
+                  return std::vector<Tensor>{random_like_first(f, 0, {B, 1, Hq, D}, dt, 51), random_like_first(f, 1, {B, S, Hkv, D}, dt, 52),
+                                             random_like_first(f, 2, {B, S, Hkv, D}, dt, 53), Tensor::empty({B, 1, Hq, D}, dt, Device::cuda())};
+                },
+                [&](const auto& t) { ops::fmha_decode(t[0], ops::KvCache{t[1], t[2], {}}, lens, t[3], {}, o); });
     }
   }
 };
@@ -360,19 +522,9 @@ struct Runner {
 }  // namespace
 
 Report run_benchmarks(const BenchOptions& opt) {
+  const std::vector<std::string> ops = check_options(opt);
   if (!built_with_cuda()) unsupported("tessera bench: this tessera was built without CUDA; benchmarks need a GPU");
   if (!cuda_available()) unsupported("tessera bench: no CUDA GPU is available on this machine; benchmarks need one");
-  if (opt.dtype != DType::bf16 && opt.dtype != DType::f16)
-    invalid_argument("tessera bench: --dtype must be bf16 or f16, not " + std::string(dtype_name(opt.dtype)));
-  std::vector<std::string> ops = opt.ops.empty() ? bench_ops() : opt.ops;
-  for (const auto& s : opt.shapes)
-    if (const auto d = parse_dims(s, "--shapes"); d.size() != 2 && d.size() != 3)
-      invalid_argument("--shapes " + s + ": give MxNxK for matmul or ROWSxCOLS for rms_norm");
-  for (const auto& op : ops) {
-    const auto all = bench_ops();
-    if (std::find(all.begin(), all.end(), op) == all.end())
-      invalid_argument("tessera bench: unknown op '" + op + "' (known: matmul, rms_norm)");
-  }
   Runner r{opt, device_info(), {}, nullptr, nullptr, nullptr};
   r.report.device = r.dev.name + " (" + std::to_string(r.dev.sms) + " SMs, " + std::to_string(r.dev.l2 >> 20) + " MB L2)";
   r.report.dtype = std::string(dtype_name(opt.dtype));
@@ -391,14 +543,17 @@ Report run_benchmarks(const BenchOptions& opt) {
   r.measure_tensor_cores();
   for (const auto& op : ops) {
     if (op == "matmul") r.bench_matmul();
-    if (op == "rms_norm") r.bench_rms_norm();
+    else if (op == "fmha" || op == "fmha_fp8") r.bench_fmha(op);
+    else if (op == "fmha_decode") r.bench_fmha_decode();
+    else r.bench_rows(op);
   }
   return std::move(r.report);
 }
 
 #else
 
-Report run_benchmarks(const BenchOptions&) {
+Report run_benchmarks(const BenchOptions& opt) {
+  check_options(opt);
   unsupported("tessera bench: this tessera was built without CUDA; benchmarks need a GPU");
 }
 

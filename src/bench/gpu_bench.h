@@ -23,13 +23,19 @@ namespace tessera::bench {
 
 struct BenchOptions {
   std::vector<std::string> ops;     // empty: every op of bench_ops()
-  std::vector<std::string> shapes;  // empty: each op's default sweep. matmul: "MxNxK"; rms_norm: "ROWSxCOLS"
+  // Empty: each op's default sweep. Each op takes the shapes of its rank: matmul "MxNxK"; the norms, softmax,
+  // gelu, silu_and_mul, rope and embedding "ROWSxCOLS"; fmha and fmha_fp8 "BxHxSxD"; fmha_decode "BxSxHqxHkvxD".
+  std::vector<std::string> shapes;
   DType dtype = DType::bf16;        // f16 or bf16
   bool quick = false;               // a tiny sweep and short timings (a smoke test)
   std::function<void(const std::string&)> progress;  // one line per measurement; may be empty
 };
 
-std::vector<std::string> bench_ops();  // "matmul", "rms_norm"
+std::vector<std::string> bench_ops();  // "matmul", "rms_norm", ... "fmha_decode"
+// How many numbers an op's shapes have (3 for matmul, 2 for the row ops, 4 for fmha, 5 for fmha_decode).
+int shape_rank(const std::string& op);
+// Checks the options (dtype, op names, shapes) without a GPU; returns the ops to run.
+std::vector<std::string> check_options(const BenchOptions& options);
 
 // Runs the benchmarks. Throws unsupported when there is no GPU, invalid_argument for an unknown op, dtype or
 // malformed shape.

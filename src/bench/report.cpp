@@ -124,14 +124,14 @@ std::string to_markdown(const Report& r) {
 
 std::string text_header() {
   char line[256];
-  std::snprintf(line, sizeof line, "%-9s %-28s %11s %9s %8s %8s %11s %8s\n", "op", "shape", "time(us)", "TFLOP/s", "GB/s",
+  std::snprintf(line, sizeof line, "%-17s %-36s %11s %9s %8s %8s %11s %8s\n", "op", "shape", "time(us)", "TFLOP/s", "GB/s",
                 "%ceil", "base(us)", "speed");
   return line;
 }
 
 std::string text_row(const Row& row, const Ceilings& c) {
   char line[512];
-  std::snprintf(line, sizeof line, "%-9s %-28s %11.2f %9.1f %8.0f %7.1f%% %11s %8s %s\n", row.op.c_str(),
+  std::snprintf(line, sizeof line, "%-17s %-36s %11.2f %9.1f %8.0f %7.1f%% %11s %8s %s\n", row.op.c_str(),
                 row.shape.c_str(), row.us, row.tflops(), row.gbps(), 100 * row.ceiling_fraction(c),
                 row.baseline_us ? fmt("%.2f", *row.baseline_us).c_str() : "-",
                 row.speedup() ? fmt("%.2fx", *row.speedup()).c_str() : "-", row.note.c_str());

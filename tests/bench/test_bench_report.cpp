@@ -2,6 +2,7 @@
 // harness's refusal without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -171,6 +172,39 @@ TEST(BenchHarness, RefusesWithoutAGpu) {
     EXPECT_EQ(e.status(), Status::unsupported);
     EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos) << e.what();
   }
+}
+
+// Bad options are refused by name before any GPU is looked for, on any machine.
+TEST(BenchHarness, ChecksOptionsWithoutAGpu) {
+  const auto ops = bench_ops();
+  for (const char* op : {"matmul", "layer_norm", "silu_and_mul", "fmha", "fmha_fp8", "fmha_decode"})
+    EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
+  EXPECT_EQ(check_options({}), ops);
+  EXPECT_EQ(shape_rank("matmul"), 3);
+  EXPECT_EQ(shape_rank("layer_norm"), 2);
+  EXPECT_EQ(shape_rank("fmha"), 4);
+  EXPECT_EQ(shape_rank("fmha_decode"), 5);
+  auto refused = [](BenchOptions o, const std::string& needle) {
+    try {
+      run_benchmarks(o);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  BenchOptions o;
+  o.ops = {"layer_norm", "flash"};
+  refused(o, "unknown op 'flash'");
+  o = {};
+  o.shapes = {"1x2x3x4x5x6"};
+  refused(o, "BxSxHqxHkvxD");
+  o = {};
+  o.shapes = {"4096"};
+  refused(o, "ROWSxCOLS");
+  o = {};
+  o.dtype = DType::f32;
+  refused(o, "--dtype");
 }
 
 // Where the CUDA toolkit's cuBLAS is installed, it loads and its four entry points resolve; whether a handle
