@@ -96,6 +96,13 @@ inline void check_bmm_sweep(Device dev, dispatch::Backend backend) {
   check_bmm(dev, backend, DType::f16, DType::f16, kBmmShapes[4], BLayout::kn, BmmStrides::contiguous, Activation::silu, true, true);
   check_bmm(dev, backend, DType::bf16, DType::bf16, kBmmShapes[1], BLayout::nk, BmmStrides::padded, Activation::gelu, true, true);
   check_bmm(dev, backend, DType::f32, DType::f32, kBmmShapes[2], BLayout::nk, BmmStrides::transposed_batch, Activation::relu, false, true);
+  // Problems of 2^25 multiply-adds and more, which the GPU runs one matmul each: aligned rows and odd ones.
+  const BmmShape aligned{3, 320, 320, 328}, odd{2, 333, 401, 257};
+  for (auto strides : {BmmStrides::contiguous, BmmStrides::padded, BmmStrides::transposed_batch, BmmStrides::shared_b})
+    for (auto layout : {BLayout::nk, BLayout::kn}) check_bmm(dev, backend, DType::bf16, DType::bf16, aligned, layout, strides, Activation::none, false, false);
+  check_bmm(dev, backend, DType::f16, DType::f32, odd, BLayout::nk, BmmStrides::padded, Activation::silu, true, true);
+  check_bmm(dev, backend, DType::bf16, DType::bf16, odd, BLayout::kn, BmmStrides::shared_b, Activation::none, false, true);
+  check_bmm(dev, backend, DType::f32, DType::f32, aligned, BLayout::nk, BmmStrides::contiguous, Activation::gelu, true, false);
 }
 
 // ---- group_gemm ----
