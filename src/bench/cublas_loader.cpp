@@ -17,6 +17,10 @@ using SetStreamFn = int (*)(cublasHandle, void*);        // cublasSetStream_v2
 using GemmExFn = int (*)(cublasHandle, int transa, int transb, int m, int n, int k, const void* alpha,
                          const void* a, int a_type, int lda, const void* b, int b_type, int ldb, const void* beta,
                          void* c, int c_type, int ldc, int compute_type, int algo);  // cublasGemmEx
+using GemmStridedBatchedExFn = int (*)(cublasHandle, int transa, int transb, int m, int n, int k, const void* alpha,
+                                       const void* a, int a_type, int lda, long long stride_a, const void* b, int b_type,
+                                       int ldb, long long stride_b, const void* beta, void* c, int c_type, int ldc,
+                                       long long stride_c, int batch, int compute_type, int algo);  // cublasGemmStridedBatchedEx
 constexpr int kOpN = 0, kOpT = 1;                             // cublasOperation_t
 constexpr int kR16F = 2, kR16BF = 14;                         // cudaDataType
 constexpr int kCompute32F = 68;                               // cublasComputeType_t CUBLAS_COMPUTE_32F
@@ -55,6 +59,7 @@ Cublas::Cublas() {
   destroy_ = dlsym(lib_, "cublasDestroy_v2");
   set_stream_ = dlsym(lib_, "cublasSetStream_v2");
   gemm_ex_ = dlsym(lib_, "cublasGemmEx");
+  gemm_strided_batched_ex_ = dlsym(lib_, "cublasGemmStridedBatchedEx");
   if (!create_ || !destroy_ || !set_stream_ || !gemm_ex_) {
     why_ = path_ + " lacks one of cublasCreate_v2, cublasDestroy_v2, cublasSetStream_v2, cublasGemmEx";
     return;
@@ -96,6 +101,38 @@ bool Cublas::matmul_nk(const void* x, const void* w, void* y, long long m, long 
                                                      kGemmDefault);
   if (s != 0) {
     why_ = "cublasGemmEx failed with status " + std::to_string(s);
+    return false;
+  }
+  return true;
+}
+
+bool Cublas::bmm_nk(const void* x, const void* w, void* y, long long batch, long long m, long long n, long long k,
+                    DType dtype, StreamHandle stream) {
+  if (!handle_) return false;
+  if (!gemm_strided_batched_ex_) {
+    why_ = path_ + " lacks cublasGemmStridedBatchedEx";
+    return false;
+  }
+  if (dtype != DType::bf16 && dtype != DType::f16) {
+    why_ = "the cuBLAS baseline covers f16 and bf16 only";
+    return false;
+  }
+  if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || batch > 0x7fffffff) {
+    why_ = "shape too large for cublasGemmStridedBatchedEx";
+    return false;
+  }
+  const int type = dtype == DType::bf16 ? kR16BF : kR16F;
+  if (const int s = reinterpret_cast<SetStreamFn>(set_stream_)(handle_, stream); s != 0) {
+    why_ = "cublasSetStream failed with status " + std::to_string(s);
+    return false;
+  }
+  // Each problem as in matmul_nk, the matrices batch strides apart.
+  const float alpha = 1.f, beta = 0.f;
+  const int s = reinterpret_cast<GemmStridedBatchedExFn>(gemm_strided_batched_ex_)(
+      handle_, kOpT, kOpN, int(n), int(m), int(k), &alpha, w, type, int(k), n * k, x, type, int(k), m * k, &beta, y, type,
+      int(n), m * n, int(batch), kCompute32F, kGemmDefault);
+  if (s != 0) {
+    why_ = "cublasGemmStridedBatchedEx failed with status " + std::to_string(s);
     return false;
   }
   return true;

@@ -4,7 +4,7 @@
 //   libcublas.so.13 by name (the loader's search path), then the directories
 //   /usr/local/cuda/lib64, /opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib and
 //   .../nvidia/cublas/lib, then $TESSERA_CUBLAS_PATH (a file, or a directory holding libcublas.so.13).
-// Only the four functions used are declared here, with cuBLAS's documented C signatures and enum values.
+// Only the five functions used are declared here, with cuBLAS's documented C signatures and enum values.
 #pragma once
 #include <string>
 
@@ -28,6 +28,10 @@ class Cublas {
   // `stream`. Returns false (and sets why()) when cuBLAS refuses.
   bool matmul_nk(const void* x, const void* w, void* y, long long m, long long n, long long k, DType dtype,
                  StreamHandle stream);
+  // The same for `batch` contiguous problems (x [batch, M, K], w [batch, N, K], y [batch, M, N]) in one
+  // cublasGemmStridedBatchedEx call.
+  bool bmm_nk(const void* x, const void* w, void* y, long long batch, long long m, long long n, long long k, DType dtype,
+              StreamHandle stream);
 
  private:
   void* lib_ = nullptr;
@@ -38,6 +42,7 @@ class Cublas {
   void* destroy_ = nullptr;
   void* set_stream_ = nullptr;
   void* gemm_ex_ = nullptr;
+  void* gemm_strided_batched_ex_ = nullptr;  // optional: bmm_nk says why not when absent
 };
 
 }  // namespace tessera::bench

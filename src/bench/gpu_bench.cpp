@@ -10,6 +10,7 @@
 #include "bench/cublas_loader.h"
 #include "ops/matmul/args.h"
 #include "tessera/dispatch/autotune.h"
+#include "tessera/dispatch/dispatch.h"
 #include "tessera/ops/activation.h"
 #include "tessera/ops/attention.h"
 #include "tessera/ops/embedding.h"
@@ -28,15 +29,35 @@
 namespace tessera::bench {
 
 std::vector<std::string> bench_ops() {
-  return {"matmul",     "rms_norm", "rms_norm_residual", "layer_norm", "softmax",  "gelu",
-          "silu_and_mul", "rope",   "embedding",         "fmha",       "fmha_fp8", "fmha_decode"};
+  return {"matmul", "matmul_fp8", "bmm", "group_gemm", "rms_norm", "rms_norm_residual", "layer_norm", "softmax", "gelu",
+          "silu_and_mul", "rope", "embedding", "fmha", "fmha_fp8", "fmha_backward", "fmha_decode", "mla_decode"};
 }
 
 int shape_rank(const std::string& op) {
-  if (op == "matmul") return 3;
-  if (op == "fmha" || op == "fmha_fp8") return 4;
+  if (op == "matmul" || op == "matmul_fp8") return 3;
+  if (op == "bmm" || op == "group_gemm" || op == "fmha" || op == "fmha_fp8" || op == "fmha_backward") return 4;
   if (op == "fmha_decode") return 5;
   return 2;
+}
+
+// Ops whose shapes share a rank with another family's (bmm and group_gemm with fmha, mla_decode with the row
+// ops) take only shapes written for them ("bmm:8x512x512x512").
+bool takes_shapes_by_rank(const std::string& op) { return op != "bmm" && op != "group_gemm" && op != "mla_decode"; }
+
+ShapeSpec parse_shape_spec(const std::string& text) {
+  ShapeSpec spec;
+  std::string dims = text;
+  if (const size_t colon = text.find(':'); colon != std::string::npos) {
+    spec.op = text.substr(0, colon);
+    dims = text.substr(colon + 1);
+    const auto all = bench_ops();
+    if (std::find(all.begin(), all.end(), spec.op) == all.end())
+      invalid_argument("--shapes " + text + ": unknown op '" + spec.op + "'");
+  }
+  spec.dims = parse_dims(dims, "--shapes " + text);
+  if (!spec.op.empty() && int(spec.dims.size()) != shape_rank(spec.op))
+    invalid_argument("--shapes " + text + ": " + spec.op + " takes " + std::to_string(shape_rank(spec.op)) + " numbers");
+  return spec;
 }
 
 std::vector<long long> parse_dims(const std::string& text, const std::string& what) {
@@ -111,9 +132,10 @@ std::vector<std::string> check_options(const BenchOptions& opt) {
     if (std::find(all.begin(), all.end(), op) == all.end())
       invalid_argument("tessera bench: unknown op '" + op + "' (known: " + known + ")");
   for (const auto& s : opt.shapes)
-    if (const auto d = parse_dims(s, "--shapes"); d.size() < 2 || d.size() > 5)
-      invalid_argument("--shapes " + s + ": give ROWSxCOLS (norms, softmax, activations, rope, embedding), MxNxK (matmul), "
-                       "BxHxSxD (fmha, fmha_fp8) or BxSxHqxHkvxD (fmha_decode)");
+    if (const auto spec = parse_shape_spec(s); spec.op.empty() && (spec.dims.size() < 2 || spec.dims.size() > 5))
+      invalid_argument("--shapes " + s + ": give ROWSxCOLS (norms, softmax, activations, rope, embedding), MxNxK (matmul, "
+                       "matmul_fp8), BxHxSxD (fmha, fmha_fp8, fmha_backward) or BxSxHqxHkvxD (fmha_decode); "
+                       "bmm:BxMxNxK, group_gemm:GxMxNxK and mla_decode:BxS name their op");
   return opt.ops.empty() ? all : opt.ops;
 }
 
@@ -273,21 +295,12 @@ struct Runner {
 
   // ---- matmul ----
   std::vector<std::vector<long long>> matmul_shapes() const {
-    if (!opt.shapes.empty()) {
-      std::vector<std::vector<long long>> out;
-      for (const auto& s : opt.shapes) {
-        auto d = parse_dims(s, "shape");
-        if (d.size() == 3) out.push_back(d);  // shapes of other ranks are other ops'
-      }
-      return out;
-    }
-    if (opt.quick) return {{256, 256, 256}, {16, 1024, 512}, {1, 4096, 1024}};
-    std::vector<std::vector<long long>> out;
-    for (long long s : {1024, 2048, 4096, 8192}) out.push_back({s, s, s});
+    std::vector<std::vector<long long>> sweep;
+    for (long long s : {1024, 2048, 4096, 8192}) sweep.push_back({s, s, s});
     for (long long m : {1, 16, 128, 2048, 4096})
       for (auto [n, k] : {std::pair{4096LL, 4096LL}, {14336LL, 4096LL}, {4096LL, 14336LL}, {128256LL, 4096LL}})
-        out.push_back({m, n, k});
-    return out;
+        sweep.push_back({m, n, k});
+    return shapes_for("matmul", sweep, {{256, 256, 256}, {16, 1024, 512}, {1, 4096, 1024}});
   }
 
   void bench_matmul() {
@@ -357,8 +370,11 @@ struct Runner {
                                                  std::vector<std::vector<long long>> quick) const {
     if (opt.shapes.empty()) return opt.quick ? quick : defaults;
     std::vector<std::vector<long long>> out;
-    for (const auto& s : opt.shapes)
-      if (auto d = parse_dims(s, "shape"); int(d.size()) == shape_rank(op)) out.push_back(d);
+    for (const auto& s : opt.shapes) {
+      const ShapeSpec spec = parse_shape_spec(s);
+      if (spec.op == op || (spec.op.empty() && takes_shapes_by_rank(op) && int(spec.dims.size()) == shape_rank(op)))
+        out.push_back(spec.dims);
+    }
     return out;
   }
 
@@ -372,20 +388,32 @@ struct Runner {
 
   // Times call(set) over enough copies of a working set (make(first) builds one: first is null for copy 0,
   // which is filled at random, else copy 0 to copy from) that a round exceeds the L2 cache, and adds the row.
+  using Sets = std::vector<std::vector<Tensor>>;
   template <class Make, class Call>
   void timed_row(const std::string& op, const std::string& shape, double flops, double bytes, Make make, Call call,
-                 std::string note = {}) {
-    std::vector<std::vector<Tensor>> sets;
-    sets.push_back(make(nullptr));
-    const int copies = rotation_copies(size_t(bytes), dev.l2);
-    for (int c = 1; c < copies; ++c) sets.push_back(make(&sets[0]));
+                 std::string note = {}, const std::function<void(const Sets&, Row&)>& baseline = {}) {
     Row row;
     row.op = op;
     row.shape = shape;
     row.flops = flops;
     row.bytes = bytes;
     row.note = std::move(note);
-    row.us = median_us([&](int i) { call(sets[size_t(i % copies)]); }, stream, opt.quick, *lead);
+    // A call the tile kernels refuse (fallbacks are errors during the run) is reported, not timed.
+    try {
+      Sets sets;
+      sets.push_back(make(nullptr));
+      const int copies = rotation_copies(size_t(bytes), dev.l2);
+      for (int c = 1; c < copies; ++c) sets.push_back(make(&sets[0]));
+      row.us = median_us([&](int i) { call(sets[size_t(i % copies)]); }, stream, opt.quick, *lead);
+      if (baseline) baseline(sets, row);
+    } catch (const Error& e) {
+      if (e.status() == Status::cuda_error) throw;
+      TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream));
+      row.note = std::string("not run: ") + e.what();
+      say(op + " " + shape + ": " + row.note);
+      report.rows.push_back(std::move(row));
+      return;
+    }
     std::string line = text_row(row, report.ceilings);
     line.pop_back();
     say(line);
@@ -493,6 +521,155 @@ struct Runner {
     }
   }
 
+  // ---- the rest of the matmul family ----
+  // cuBLAS's verdict on a baseline call: its time, or a note saying why there is none.
+  void add_baseline(Row& row, bool ok, double us) {
+    if (ok) {
+      row.baseline_us = us;
+      row.baseline = "cuBLAS";
+    } else {
+      row.note += (row.note.empty() ? "" : "; ") + std::string("cuBLAS failed: ") + cublas->why();
+    }
+  }
+
+  // Batched matmul over B x M x N x K (b as [B, N, K]) against one cublasGemmStridedBatchedEx call.
+  void bench_bmm() {
+    const DType dt = opt.dtype;
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for("bmm", {{64, 512, 512, 512}, {8, 2048, 2048, 2048}, {256, 128, 128, 64}}, {{4, 256, 256, 256}})) {
+      const long long B = d[0], m = d[1], n = d[2], k = d[3];
+      const double el = double(dtype_size(dt));
+      timed_row("bmm", "B=" + std::to_string(B) + " M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k),
+                2.0 * double(B * m) * double(n) * double(k), double(B) * double(m * k + n * k + m * n) * el,
+                [&](auto f) {
+                  return std::vector<Tensor>{random_like_first(f, 0, {B, m, k}, dt, 61), random_like_first(f, 1, {B, n, k}, dt, 62),
+                                             Tensor::empty({B, m, n}, dt, Device::cuda())};
+                },
+                [&](const auto& t) { ops::bmm(t[0], t[1], t[2], ops::BLayout::nk, {}, o); },
+                {}, [&](const auto& sets, Row& row) {
+                  if (!cublas || !cublas->available()) return;
+                  bool ok = true;
+                  const double us = median_us(
+                      [&](int i) {
+                        const auto& t = sets[size_t(i) % sets.size()];
+                        ok = cublas->bmm_nk(t[0].data(), t[1].data(), t[2].data(), B, m, n, k, dt, stream) && ok;
+                      },
+                      stream, opt.quick, *lead);
+                  add_baseline(row, ok, us);
+                });
+    }
+  }
+
+  // Grouped matmul over G groups of M rows (an MoE layer's experts, N x K weights each) against G cublasGemmEx
+  // calls back to back.
+  void bench_group_gemm() {
+    const DType dt = opt.dtype;
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for("group_gemm", {{8, 512, 4096, 4096}, {64, 64, 1536, 2048}}, {{4, 64, 256, 256}})) {
+      const long long G = d[0], m = d[1], n = d[2], k = d[3];
+      const double el = double(dtype_size(dt));
+      std::vector<int32_t> offset_values;
+      for (long long g = 0; g <= G; ++g) offset_values.push_back(int32_t(g * m));
+      const Tensor offsets = Tensor::empty({G + 1}, DType::i32, Device::cuda());
+      copy_bytes(offsets.data(), offsets.device(), offset_values.data(), Device::cpu(), offset_values.size() * sizeof(int32_t));
+      timed_row("group_gemm", "G=" + std::to_string(G) + " M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k),
+                2.0 * double(G * m) * double(n) * double(k), double(G) * double(m * k + n * k + m * n) * el,
+                [&](auto f) {
+                  return std::vector<Tensor>{random_like_first(f, 0, {G * m, k}, dt, 63), random_like_first(f, 1, {G, n, k}, dt, 64),
+                                             Tensor::empty({G * m, n}, dt, Device::cuda())};
+                },
+                [&](const auto& t) { ops::group_gemm(t[0], t[1], offsets, t[2], o); },
+                {}, [&](const auto& sets, Row& row) {
+                  if (!cublas || !cublas->available()) return;
+                  bool ok = true;
+                  const size_t el_bytes = dtype_size(dt);
+                  const double us = median_us(
+                      [&](int i) {
+                        const auto& t = sets[size_t(i) % sets.size()];
+                        for (long long g = 0; g < G; ++g)
+                          ok = cublas->matmul_nk(static_cast<const char*>(t[0].data()) + size_t(g * m * k) * el_bytes,
+                                                 static_cast<const char*>(t[1].data()) + size_t(g * n * k) * el_bytes,
+                                                 static_cast<char*>(t[2].data()) + size_t(g * m * n) * el_bytes, m, n, k, dt, stream) &&
+                               ok;
+                      },
+                      stream, opt.quick, *lead);
+                  add_baseline(row, ok, us);
+                });
+    }
+  }
+
+  // fp8 e4m3 matmul over M x N x K (unit scales), the output in the run's dtype; no baseline.
+  void bench_matmul_fp8() {
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for("matmul_fp8", {{4096, 4096, 4096}, {2048, 14336, 4096}, {16, 14336, 4096}}, {{256, 256, 256}})) {
+      const long long m = d[0], n = d[1], k = d[2];
+      timed_row("matmul_fp8", "M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k),
+                2.0 * double(m) * double(n) * double(k), double(m * k + n * k) + double(m * n) * double(dtype_size(opt.dtype)),
+                [&](auto f) {
+                  return std::vector<Tensor>{random_like_first(f, 0, {m, k}, DType::fp8_e4m3, 65),
+                                             random_like_first(f, 1, {n, k}, DType::fp8_e4m3, 66),
+                                             Tensor::empty({m, n}, opt.dtype, Device::cuda())};
+                },
+                [&](const auto& t) { ops::matmul_fp8(t[0], t[1], t[2], 1.f, 1.f, o); });
+    }
+  }
+
+  // fmha_backward over B x H x S x D, full and causal: dq, dk, dv from the forward's o and lse. Flops counted
+  // as 10 B H S^2 D (halved when causal), as bench/gpu_bench.py counts them; bytes: q, k, v, o, d_o read and
+  // dq, dk, dv written once.
+  void bench_fmha_backward() {
+    const DType dt = opt.dtype;
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for("fmha_backward", {{16, 16, 1024, 128}, {4, 16, 4096, 128}, {8, 16, 2048, 64}}, {{2, 4, 512, 128}})) {
+      const long long B = d[0], H = d[1], S = d[2], D = d[3];
+      for (bool causal : {false, true}) {
+        const ops::AttentionParams params{0.f, causal, -1, 0.f};
+        timed_row("fmha_backward",
+                  "B=" + std::to_string(B) + " H=" + std::to_string(H) + " S=" + std::to_string(S) + " D=" + std::to_string(D) +
+                      (causal ? " causal" : ""),
+                  10.0 * double(B * H) * double(S) * double(S) * double(D) / (causal ? 2 : 1),
+                  8.0 * double(B * H * S * D) * double(dtype_size(dt)),
+                  [&](auto f) {
+                    auto empty = [&] { return Tensor::empty({B, H, S, D}, dt, Device::cuda()); };
+                    std::vector<Tensor> t{random_like_first(f, 0, {B, H, S, D}, dt, 71), random_like_first(f, 1, {B, H, S, D}, dt, 72),
+                                          random_like_first(f, 2, {B, H, S, D}, dt, 73), empty(), random_like_first(f, 4, {B, H, S, D}, dt, 74),
+                                          Tensor::empty({B, H, S}, DType::f32, Device::cuda()), empty(), empty(), empty()};
+                    ops::fmha(t[0], t[1], t[2], t[3], t[5], params, o);  // o and lse, as the forward pass leaves them
+                    return t;
+                  },
+                  [&](const auto& t) { ops::fmha_backward(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], params, o); });
+      }
+    }
+  }
+
+  // MLA decode (DeepSeek-V2/V3 absorbed: 128 heads, latent 512 + rope 64, pages of 64 in a scrambled order) over
+  // B x S, one new token a sequence. Flops 2 B H S (576 + 512); bytes: the latent cache read once.
+  void bench_mla_decode() {
+    const DType dt = opt.dtype;
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    constexpr long long H = 128, R = 512, P = 64, page = 64;
+    for (const auto& d : shapes_for("mla_decode", {{64, 4096}, {128, 8192}, {1, 32768}}, {{2, 1024}})) {
+      const long long B = d[0], S = (d[1] + page - 1) / page * page, pages = B * S / page;
+      std::vector<int32_t> table_values(static_cast<size_t>(pages));
+      for (long long i = 0; i < pages; ++i) table_values[size_t(i)] = int32_t((i * 40503) % pages);  // a permutation when pages is a power of two
+      if (pages & (pages - 1))
+        for (long long i = 0; i < pages; ++i) table_values[size_t(i)] = int32_t(i);
+      const Tensor table = Tensor::empty({B, S / page}, DType::i32, Device::cuda());
+      copy_bytes(table.data(), table.device(), table_values.data(), Device::cpu(), table_values.size() * sizeof(int32_t));
+      const Tensor lens = Tensor::empty({B}, DType::i32, Device::cuda());
+      const std::vector<int32_t> len_values(static_cast<size_t>(B), static_cast<int32_t>(S));
+      copy_bytes(lens.data(), lens.device(), len_values.data(), Device::cpu(), len_values.size() * sizeof(int32_t));
+      timed_row("mla_decode", "B=" + std::to_string(B) + " S=" + std::to_string(S) + " H=128 latent=512+64",
+                2.0 * double(B * H) * double(S) * double(R + P + R), double(B * S * (R + P)) * double(dtype_size(dt)),
+                [&](auto f) {
+                  return std::vector<Tensor>{random_like_first(f, 0, {B, 1, H, R + P}, dt, 81),
+                                             random_like_first(f, 1, {pages, page, R + P}, dt, 82),
+                                             Tensor::empty({B, 1, H, R}, dt, Device::cuda())};
+                },
+                [&](const auto& t) { ops::mla_decode(t[0], t[1], table, lens, t[2], {}, o); });
+    }
+  }
+
   // Decode attention, one new token a sequence, over B x S x Hq x Hkv x D: a contiguous cache of S tokens a
   // sequence. Bytes: the keys and values read (q and o are noise beside them); flops 4 B Hq S D.
   void bench_fmha_decode() {
@@ -525,6 +702,13 @@ Report run_benchmarks(const BenchOptions& opt) {
   const std::vector<std::string> ops = check_options(opt);
   if (!built_with_cuda()) unsupported("tessera bench: this tessera was built without CUDA; benchmarks need a GPU");
   if (!cuda_available()) unsupported("tessera bench: no CUDA GPU is available on this machine; benchmarks need one");
+  // A benchmark of a fallback would time the reference: during the run a fallback is an error (timed_row
+  // reports the call instead).
+  struct FallbackOff {
+    bool was = dispatch::fallback_enabled();
+    FallbackOff() { dispatch::set_fallback_enabled(false); }
+    ~FallbackOff() { dispatch::set_fallback_enabled(was); }
+  } fallback_off;
   Runner r{opt, device_info(), {}, nullptr, nullptr, nullptr};
   r.report.device = r.dev.name + " (" + std::to_string(r.dev.sms) + " SMs, " + std::to_string(r.dev.l2 >> 20) + " MB L2)";
   r.report.dtype = std::string(dtype_name(opt.dtype));
@@ -543,8 +727,13 @@ Report run_benchmarks(const BenchOptions& opt) {
   r.measure_tensor_cores();
   for (const auto& op : ops) {
     if (op == "matmul") r.bench_matmul();
+    else if (op == "matmul_fp8") r.bench_matmul_fp8();
+    else if (op == "bmm") r.bench_bmm();
+    else if (op == "group_gemm") r.bench_group_gemm();
     else if (op == "fmha" || op == "fmha_fp8") r.bench_fmha(op);
+    else if (op == "fmha_backward") r.bench_fmha_backward();
     else if (op == "fmha_decode") r.bench_fmha_decode();
+    else if (op == "mla_decode") r.bench_mla_decode();
     else r.bench_rows(op);
   }
   return std::move(r.report);

@@ -23,16 +23,26 @@ namespace tessera::bench {
 
 struct BenchOptions {
   std::vector<std::string> ops;     // empty: every op of bench_ops()
-  // Empty: each op's default sweep. Each op takes the shapes of its rank: matmul "MxNxK"; the norms, softmax,
-  // gelu, silu_and_mul, rope and embedding "ROWSxCOLS"; fmha and fmha_fp8 "BxHxSxD"; fmha_decode "BxSxHqxHkvxD".
+  // Empty: each op's default sweep. Each op takes the shapes of its rank: matmul and matmul_fp8 "MxNxK"; the
+  // norms, softmax, gelu, silu_and_mul, rope and embedding "ROWSxCOLS"; fmha, fmha_fp8 and fmha_backward
+  // "BxHxSxD"; fmha_decode "BxSxHqxHkvxD"; and any op its own "op:AxB..." (bmm, group_gemm and mla_decode only
+  // those: "bmm:BxMxNxK", "group_gemm:GxMxNxK", "mla_decode:BxS").
   std::vector<std::string> shapes;
   DType dtype = DType::bf16;        // f16 or bf16
   bool quick = false;               // a tiny sweep and short timings (a smoke test)
   std::function<void(const std::string&)> progress;  // one line per measurement; may be empty
 };
 
-std::vector<std::string> bench_ops();  // "matmul", "rms_norm", ... "fmha_decode"
-// How many numbers an op's shapes have (3 for matmul, 2 for the row ops, 4 for fmha, 5 for fmha_decode).
+std::vector<std::string> bench_ops();  // "matmul", "matmul_fp8", "bmm", ... "mla_decode"
+// One --shapes entry: "AxBxC" (the ops of that rank take it) or "op:AxBxC" (that op alone).
+struct ShapeSpec {
+  std::string op;  // empty: by rank
+  std::vector<long long> dims;
+};
+// Parses a --shapes entry; throws invalid_argument for an unknown op or a rank that is not the op's.
+ShapeSpec parse_shape_spec(const std::string& text);
+// How many numbers an op's shapes have: 3 for matmul and matmul_fp8, 2 for the row ops and mla_decode (B x S),
+// 4 for bmm (B x M x N x K), group_gemm (G x M x N x K) and the fmha family (B x H x S x D), 5 for fmha_decode.
 int shape_rank(const std::string& op);
 // Checks the options (dtype, op names, shapes) without a GPU; returns the ops to run.
 std::vector<std::string> check_options(const BenchOptions& options);

@@ -177,13 +177,22 @@ TEST(BenchHarness, RefusesWithoutAGpu) {
 // Bad options are refused by name before any GPU is looked for, on any machine.
 TEST(BenchHarness, ChecksOptionsWithoutAGpu) {
   const auto ops = bench_ops();
-  for (const char* op : {"matmul", "layer_norm", "silu_and_mul", "fmha", "fmha_fp8", "fmha_decode"})
+  for (const char* op : {"matmul", "matmul_fp8", "bmm", "group_gemm", "layer_norm", "silu_and_mul", "fmha", "fmha_fp8",
+                         "fmha_backward", "fmha_decode", "mla_decode"})
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
   EXPECT_EQ(check_options({}), ops);
   EXPECT_EQ(shape_rank("matmul"), 3);
   EXPECT_EQ(shape_rank("layer_norm"), 2);
   EXPECT_EQ(shape_rank("fmha"), 4);
   EXPECT_EQ(shape_rank("fmha_decode"), 5);
+  EXPECT_EQ(shape_rank("bmm"), 4);
+  EXPECT_EQ(shape_rank("mla_decode"), 2);
+  const ShapeSpec bmm = parse_shape_spec("bmm:8x512x256x64");
+  EXPECT_EQ(bmm.op, "bmm");
+  EXPECT_EQ(bmm.dims, (std::vector<long long>{8, 512, 256, 64}));
+  EXPECT_EQ(parse_shape_spec("4096x4096").op, "");
+  EXPECT_THROW(parse_shape_spec("bmm:8x512"), Error);
+  EXPECT_THROW(parse_shape_spec("flash:8x512"), Error);
   auto refused = [](BenchOptions o, const std::string& needle) {
     try {
       run_benchmarks(o);
@@ -202,6 +211,9 @@ TEST(BenchHarness, ChecksOptionsWithoutAGpu) {
   o = {};
   o.shapes = {"4096"};
   refused(o, "ROWSxCOLS");
+  o = {};
+  o.shapes = {"group_gemm:8x512x4096"};
+  refused(o, "group_gemm takes 4 numbers");
   o = {};
   o.dtype = DType::f32;
   refused(o, "--dtype");
