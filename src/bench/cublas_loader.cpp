@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -77,22 +78,31 @@ Cublas::~Cublas() {
   // The library stays loaded: unloading cuBLAS while the CUDA runtime is alive is not worth the risk.
 }
 
-bool Cublas::matmul_nk(const void* x, const void* w, void* y, long long m, long long n, long long k, DType dtype,
-                       StreamHandle stream) {
-  if (!handle_) return false;
+int Cublas::prepare(const char* entry, void* fn, DType dtype, long long largest, StreamHandle stream) {
+  if (!handle_) return -1;
+  if (!fn) {
+    why_ = path_ + " lacks " + entry;
+    return -1;
+  }
   if (dtype != DType::bf16 && dtype != DType::f16) {
     why_ = "the cuBLAS baseline covers f16 and bf16 only";
-    return false;
+    return -1;
   }
-  if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff) {
-    why_ = "shape too large for cublasGemmEx";
-    return false;
+  if (largest > 0x7fffffff) {
+    why_ = std::string("shape too large for ") + entry;
+    return -1;
   }
-  const int type = dtype == DType::bf16 ? kR16BF : kR16F;
   if (const int s = reinterpret_cast<SetStreamFn>(set_stream_)(handle_, stream); s != 0) {
     why_ = "cublasSetStream failed with status " + std::to_string(s);
-    return false;
+    return -1;
   }
+  return dtype == DType::bf16 ? kR16BF : kR16F;
+}
+
+bool Cublas::matmul_nk(const void* x, const void* w, void* y, long long m, long long n, long long k, DType dtype,
+                       StreamHandle stream) {
+  const int type = prepare("cublasGemmEx", gemm_ex_, dtype, std::max({m, n, k}), stream);
+  if (type < 0) return false;
   // Row-major y[M,N] is column-major y^T [N,M] = w (read as the column-major [K,N] matrix, transposed)
   // times x^T (x read as the column-major [K,M] matrix, as is).
   const float alpha = 1.f, beta = 0.f;
@@ -108,24 +118,8 @@ bool Cublas::matmul_nk(const void* x, const void* w, void* y, long long m, long 
 
 bool Cublas::bmm_nk(const void* x, const void* w, void* y, long long batch, long long m, long long n, long long k,
                     DType dtype, StreamHandle stream) {
-  if (!handle_) return false;
-  if (!gemm_strided_batched_ex_) {
-    why_ = path_ + " lacks cublasGemmStridedBatchedEx";
-    return false;
-  }
-  if (dtype != DType::bf16 && dtype != DType::f16) {
-    why_ = "the cuBLAS baseline covers f16 and bf16 only";
-    return false;
-  }
-  if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || batch > 0x7fffffff) {
-    why_ = "shape too large for cublasGemmStridedBatchedEx";
-    return false;
-  }
-  const int type = dtype == DType::bf16 ? kR16BF : kR16F;
-  if (const int s = reinterpret_cast<SetStreamFn>(set_stream_)(handle_, stream); s != 0) {
-    why_ = "cublasSetStream failed with status " + std::to_string(s);
-    return false;
-  }
+  const int type = prepare("cublasGemmStridedBatchedEx", gemm_strided_batched_ex_, dtype, std::max({batch, m, n, k}), stream);
+  if (type < 0) return false;
   // Each problem as in matmul_nk, the matrices batch strides apart.
   const float alpha = 1.f, beta = 0.f;
   const int s = reinterpret_cast<GemmStridedBatchedExFn>(gemm_strided_batched_ex_)(

@@ -34,6 +34,10 @@ class Cublas {
               StreamHandle stream);
 
  private:
+  // Checks a call (the handle, entry point `fn`, dtype, 32-bit sizes) and sets the stream: cuBLAS's data type
+  // for `dtype`, or -1 with why() set.
+  int prepare(const char* entry, void* fn, DType dtype, long long largest, StreamHandle stream);
+
   void* lib_ = nullptr;
   void* handle_ = nullptr;
   std::string why_, path_;

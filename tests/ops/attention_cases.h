@@ -72,18 +72,29 @@ inline const FmhaCase kFmhaCases[] = {
     {1, 2, 1, 200, 300, 128, 128, {0.f, true, -1, 0.f}},
 };
 
+// q (random in [-bound, bound], dtype `in`) and a poisoned o (dtype `out`) of a case: [B, H, S, D] tensors, or
+// views of [B, S, H, D] buffers when the case is strided (the buffers own their memory).
+struct QueryAndOutput {
+  Tensor q, o, q_buf, o_buf;
+};
+inline QueryAndOutput query_and_output(const FmhaCase& c, DType in, DType out, Device dev, float bound) {
+  QueryAndOutput t;
+  if (c.strided) {
+    t.q_buf = random_tensor({c.B, c.Sq, c.Hq, c.Dqk}, in, dev, -bound, bound);
+    t.q = Tensor::view(t.q_buf.data(), {c.B, c.Hq, c.Sq, c.Dqk}, in, dev, {c.Sq * c.Hq * c.Dqk, c.Dqk, c.Hq * c.Dqk, 1});
+    t.o_buf = poisoned({c.B, c.Sq, c.Hq, c.Dv}, out, dev);
+    t.o = Tensor::view(t.o_buf.data(), {c.B, c.Hq, c.Sq, c.Dv}, out, dev, {c.Sq * c.Hq * c.Dv, c.Dv, c.Hq * c.Dv, 1});
+  } else {
+    t.q = random_tensor({c.B, c.Hq, c.Sq, c.Dqk}, in, dev, -bound, bound);
+    t.o = poisoned({c.B, c.Hq, c.Sq, c.Dv}, out, dev);
+  }
+  return t;
+}
+
 inline void check_fmha(Device dev, dispatch::Backend backend, DType dt, const FmhaCase& c) {
   SCOPED_TRACE(std::string(dtype_name(dt)) + " " + fmha_case_str(c));
-  Tensor q, o, q_buf, o_buf;  // the buffers own the memory of strided views
-  if (c.strided) {
-    q_buf = random_tensor({c.B, c.Sq, c.Hq, c.Dqk}, dt, dev, -2, 2);
-    q = Tensor::view(q_buf.data(), {c.B, c.Hq, c.Sq, c.Dqk}, dt, dev, {c.Sq * c.Hq * c.Dqk, c.Dqk, c.Hq * c.Dqk, 1});
-    o_buf = poisoned({c.B, c.Sq, c.Hq, c.Dv}, dt, dev);
-    o = Tensor::view(o_buf.data(), {c.B, c.Hq, c.Sq, c.Dv}, dt, dev, {c.Sq * c.Hq * c.Dv, c.Dv, c.Hq * c.Dv, 1});
-  } else {
-    q = random_tensor({c.B, c.Hq, c.Sq, c.Dqk}, dt, dev, -2, 2);
-    o = poisoned({c.B, c.Hq, c.Sq, c.Dv}, dt, dev);
-  }
+  const QueryAndOutput qo = query_and_output(c, dt, dt, dev, 2);
+  const Tensor &q = qo.q, &o = qo.o;
   Tensor k = random_tensor({c.B, c.Hkv, c.Sk, c.Dqk}, dt, dev, -2, 2), v = random_tensor({c.B, c.Hkv, c.Sk, c.Dv}, dt, dev);
   Tensor lse = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
   Tensor o_ref = poisoned({c.B, c.Hq, c.Sq, c.Dv}, dt, dev), lse_ref = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
@@ -103,16 +114,8 @@ inline void check_fmha_fp8(Device dev, dispatch::Backend backend, DType out, con
   SCOPED_TRACE("fp8_e4m3->" + std::string(dtype_name(out)) + " " + fmha_case_str(c));
   constexpr float q_scale = 0.5f, k_scale = 0.25f, v_scale = 0.25f;
   const DType in = DType::fp8_e4m3;
-  Tensor q, o, q_buf, o_buf;
-  if (c.strided) {
-    q_buf = random_tensor({c.B, c.Sq, c.Hq, c.Dqk}, in, dev, -4, 4);
-    q = Tensor::view(q_buf.data(), {c.B, c.Hq, c.Sq, c.Dqk}, in, dev, {c.Sq * c.Hq * c.Dqk, c.Dqk, c.Hq * c.Dqk, 1});
-    o_buf = poisoned({c.B, c.Sq, c.Hq, c.Dv}, out, dev);
-    o = Tensor::view(o_buf.data(), {c.B, c.Hq, c.Sq, c.Dv}, out, dev, {c.Sq * c.Hq * c.Dv, c.Dv, c.Hq * c.Dv, 1});
-  } else {
-    q = random_tensor({c.B, c.Hq, c.Sq, c.Dqk}, in, dev, -4, 4);
-    o = poisoned({c.B, c.Hq, c.Sq, c.Dv}, out, dev);
-  }
+  const QueryAndOutput qo = query_and_output(c, in, out, dev, 4);
+  const Tensor &q = qo.q, &o = qo.o;
   Tensor k = random_tensor({c.B, c.Hkv, c.Sk, c.Dqk}, in, dev, -4, 4), v = random_tensor({c.B, c.Hkv, c.Sk, c.Dv}, in, dev, -4, 4);
   Tensor lse = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);
   Tensor o_ref = poisoned({c.B, c.Hq, c.Sq, c.Dv}, out, dev), lse_ref = poisoned({c.B, c.Hq, c.Sq}, DType::f32, dev);

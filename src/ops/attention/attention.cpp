@@ -27,21 +27,22 @@ dispatch::Refusal index_refusal(int64_t largest, const char* what) {
   return std::nullopt;
 }
 
+// What the prefill kernels refuse for q [B, Hq, Sq, Dqk], k [B, Hkv, Sk, Dqk], v [B, Hkv, Sk, Dv].
+template <class Args>
+dispatch::Refusal prefill_refusal(const Args& a) {
+  if (auto r = head_dims_refusal(a.q.size(3), a.v.size(3))) return r;
+  return index_refusal(std::max(a.q.size(2), a.k.size(2)), "sequence lengths");
+}
+
 dispatch::Op<FmhaArgs>& fmha_op() {
   static dispatch::Op<FmhaArgs>& op = register_op<FmhaArgs>(
-      "fmha", &reference::fmha, &tile_host::fmha, TESSERA_CUDA_FN(tile_cuda::fmha), [](const FmhaArgs& a) {
-        if (auto r = head_dims_refusal(a.q.size(3), a.v.size(3))) return r;
-        return index_refusal(std::max(a.q.size(2), a.k.size(2)), "sequence lengths");
-      });
+      "fmha", &reference::fmha, &tile_host::fmha, TESSERA_CUDA_FN(tile_cuda::fmha), &prefill_refusal<FmhaArgs>);
   return op;
 }
 dispatch::Op<FmhaFp8Args>& fmha_fp8_op() {
   static dispatch::Op<FmhaFp8Args>& op = register_op<FmhaFp8Args>(
       "fmha_fp8", &reference::fmha_fp8, &tile_host::fmha_fp8, TESSERA_CUDA_FN(tile_cuda::fmha_fp8),
-      [](const FmhaFp8Args& a) {
-        if (auto r = head_dims_refusal(a.q.size(3), a.v.size(3))) return r;
-        return index_refusal(std::max(a.q.size(2), a.k.size(2)), "sequence lengths");
-      });
+      &prefill_refusal<FmhaFp8Args>);
   return op;
 }
 // The backward kernels' limits differ by backend (the GPU's need Hopper): each backend says what it refuses.
