@@ -76,8 +76,7 @@ Tensor mixed_input(int64_t rows, int64_t cols, int variant) {
 
 const char* const kRowOutputs[] = {"row_max", "row_min", "row_argmax", "row_argmax(-x)", "row_sum(int)",
                                    "row_max(int)", "row_min(int)", "row_argmax(int)", "row_sum(float of int)",
-                                   "row_sum(x*x) - row_max (two row reductions combined)",
-                                   "row_sums(x, x*x).first", "row_sums(x, x*x).second - row_sum(x)"};
+                                   "row_sum(x*x) - row_max (two row reductions combined)"};
 const char* const kColOutputs[] = {"col_max", "col_min", "col_argmax", "col_argmax(-x)", "col_sum(int)",
                                    "col_max(int)", "col_min(int)", "col_argmax(float of int)"};
 const char* const kFullOutputs[] = {"(1,C) - (R,C): row vector on the left", "(R,C) * (1,C)",
@@ -96,16 +95,16 @@ TEST(TileOpsGpu, ReductionsArgmaxAndBroadcastsMatchHostBitForBit) {
         const std::string where = layout_name(l) + ", input variant " + std::to_string(variant) +
                                   (partial ? ", view " + std::to_string(rows) + "x" + std::to_string(cols) : "");
         Tensor x = mixed_input(rows, cols, variant);
-        Tensor hr = poisoned({l.rows, 12}, DType::f32), hc = poisoned({8, l.cols}, DType::f32);
+        Tensor hr = poisoned({l.rows, 10}, DType::f32), hc = poisoned({8, l.cols}, DType::f32);
         Tensor hf = poisoned({6 * l.rows, l.cols}, DType::f32);
-        Tensor gr = poisoned({l.rows, 12}, DType::f32, Device::cuda()), gc = poisoned({8, l.cols}, DType::f32, Device::cuda());
+        Tensor gr = poisoned({l.rows, 10}, DType::f32, Device::cuda()), gc = poisoned({8, l.cols}, DType::f32, Device::cuda());
         Tensor gf = poisoned({6 * l.rows, l.cols}, DType::f32, Device::cuda());
         tile_host::reduce_mixed(i, x, hr, hc, hf);
         tile_cuda::reduce_mixed(i, x.to(Device::cuda()), gr, gc, gf);
         synchronize(Device::cuda());
         const auto r_h = floats(hr), r_g = floats(gr), c_h = floats(hc), c_g = floats(gc), f_h = floats(hf), f_g = floats(gf);
-        for (int k = 0; k < 12; ++k)
-          EXPECT_TRUE(same_block(r_g, r_h, 12, 0, k, l.rows, 1, std::string(kRowOutputs[k]) + " on " + where));
+        for (int k = 0; k < 10; ++k)
+          EXPECT_TRUE(same_block(r_g, r_h, 10, 0, k, l.rows, 1, std::string(kRowOutputs[k]) + " on " + where));
         for (int k = 0; k < 8; ++k)
           EXPECT_TRUE(same_block(c_g, c_h, l.cols, k, 0, 1, l.cols, std::string(kColOutputs[k]) + " on " + where));
         for (int k = 0; k < 6; ++k)

@@ -5,7 +5,6 @@
 //   shift = sum(d) / n                    -- the rounding of the fp32 mean: far above the output's precision
 //                                            for rows with a large mean
 //   rstd  = 1 / sqrt(sum(d^2) / n - shift^2 + eps)   -- centred, stable for rows with a large mean
-//                                                       (sum(d) and sum(d^2): one exchange between threads)
 //   y     = (d - shift) * rstd * weight + bias
 //
 // A row that fits in one COLS-wide tile is read once; longer rows take three passes over their tiles. Rows
@@ -47,9 +46,8 @@ struct LayerNorm {
     const auto x = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges));
     const auto mean = row_sum(x) / float(n);
     const auto d = where(inside, x - mean, 0.f);
-    const auto [sum_d, sum_squares] = row_sums(d, d * d);
-    const auto shift = sum_d / float(n);
-    const auto variance = maximum(sum_squares / float(n) - shift * shift, 0.f);
+    const auto shift = row_sum(d) / float(n);
+    const auto variance = maximum(row_sum(d * d) / float(n) - shift * shift, 0.f);
     const auto rstd = rsqrt(variance + p.eps);
     // Weight and bias only now: every row reads the same ones (L1 / L2 hits), and loaded before the reductions
     // they held registers the whole time that could be another row's loads (3 blocks a multiprocessor at
@@ -70,9 +68,8 @@ struct LayerNorm {
       shifts = shifts + d;
       squares = squares + d * d;
     }
-    const auto [sum_d, sum_squares] = row_sums(shifts, squares);
-    const auto shift = sum_d / float(n);
-    const auto rstd = rsqrt(maximum(sum_squares / float(n) - shift * shift, 0.f) + p.eps);
+    const auto shift = row_sum(shifts) / float(n);
+    const auto rstd = rsqrt(maximum(row_sum(squares) / float(n) - shift * shift, 0.f) + p.eps);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
       const auto d = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0})) - mean - shift;
       const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, c0}));

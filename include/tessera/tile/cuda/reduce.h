@@ -3,7 +3,6 @@
 #pragma once
 #include <cfloat>
 #include <climits>
-#include <utility>
 
 #include "tessera/tile/cuda/math.h"
 
@@ -58,45 +57,18 @@ __device__ __forceinline__ void group_reduce(T (&out)[SLOTS], T identity, F f) {
   }
 }
 
-// A thread's share of each row, combined as a balanced tree: log2 of its elements in series instead of all of
-// them (32 elements a thread, as a row of 8192 over 256 threads has: 5 dependent adds, not 32). A row kernel
-// that is bound by latency waits for these chains between its loads and its stores.
-template <class T, int R, int C, int TH, class F>
-__device__ __forceinline__ void thread_partials(const Tile<T, Blocked<R, C, TH>>& a, T identity, F f,
-                                                T (&out)[RowSlice<R, C, TH>::size]) {
-  using P = Blocked<R, C, TH>;
-  using S = RowSlice<R, C, TH>;
-  T part[P::chunks];
-#pragma unroll
-  for (int k = 0; k < P::chunks; ++k) {
-    T v[P::V];
-#pragma unroll
-    for (int i = 0; i < P::V; ++i) v[i] = a.v[k * P::V + i];
-#pragma unroll
-    for (int w = 1; w < P::V; w *= 2)
-#pragma unroll
-      for (int i = 0; i + w < P::V; i += 2 * w) v[i] = f(v[i], v[i + w]);
-    part[k] = v[0];
-  }
-  // The chunks of one slot are consecutive, in aligned groups of a power of two (RowSlice::slot_of_chunk).
-#pragma unroll
-  for (int w = 1; w < P::chunks; w *= 2)
-#pragma unroll
-    for (int k = 0; k + w < P::chunks; k += 2 * w)
-      if (S::slot_of_chunk(k) == S::slot_of_chunk(k + w)) part[k] = f(part[k], part[k + w]);
-#pragma unroll
-  for (int s = 0; s < S::size; ++s) out[s] = identity;
-#pragma unroll
-  for (int k = 0; k < P::chunks; ++k)
-    if (k == 0 || S::slot_of_chunk(k) != S::slot_of_chunk(k - 1)) out[S::slot_of_chunk(k)] = f(identity, part[k]);
-}
-
 template <class T, int R, int C, int TH, class F>
 __device__ __forceinline__ Tile<T, RowSlice<R, C, TH>> reduce_rows(const Tile<T, Blocked<R, C, TH>>& a, T identity, F f) {
+  using P = Blocked<R, C, TH>;
   using S = RowSlice<R, C, TH>;
   require_arithmetic<T>();
   Tile<T, S> out;
-  thread_partials(a, identity, f, out.v);
+#pragma unroll
+  for (int s = 0; s < S::size; ++s) out.v[s] = identity;
+#pragma unroll
+  for (int k = 0; k < P::chunks; ++k)
+#pragma unroll
+    for (int i = 0; i < P::V; ++i) out.v[S::slot_of_chunk(k)] = f(out.v[S::slot_of_chunk(k)], a.v[k * P::V + i]);
   group_reduce<T, S::size, S::group, TH>(out.v, identity, f);
   return out;
 }
@@ -155,24 +127,6 @@ struct Min {
 
 template <class T, int R, int C, int TH>
 __device__ __forceinline__ auto row_sum(const Tile<T, Blocked<R, C, TH>>& a) { return detail::reduce_rows(a, T(0), detail::Sum{}); }
-// Row sums of two tiles in one exchange between threads: a centred variance's sum(d) and sum(d * d) cost one
-// trip through shared memory (two barriers) instead of two.
-template <class T, int R, int C, int TH>
-__device__ __forceinline__ auto row_sums(const Tile<T, Blocked<R, C, TH>>& a, const Tile<T, Blocked<R, C, TH>>& b) {
-  using S = RowSlice<R, C, TH>;
-  detail::require_arithmetic<T>();
-  T parts[2][S::size];
-  detail::thread_partials(a, T(0), detail::Sum{}, parts[0]);
-  detail::thread_partials(b, T(0), detail::Sum{}, parts[1]);
-  T both[2 * S::size];
-#pragma unroll
-  for (int s = 0; s < S::size; ++s) { both[s] = parts[0][s]; both[S::size + s] = parts[1][s]; }
-  detail::group_reduce<T, 2 * S::size, S::group, TH>(both, T(0), detail::Sum{});
-  std::pair<Tile<T, S>, Tile<T, S>> out;
-#pragma unroll
-  for (int s = 0; s < S::size; ++s) { out.first.v[s] = both[s]; out.second.v[s] = both[S::size + s]; }
-  return out;
-}
 template <class T, int R, int C, int TH>
 __device__ __forceinline__ auto row_max(const Tile<T, Blocked<R, C, TH>>& a) { return detail::reduce_rows(a, detail::lowest<T>(), detail::Max{}); }
 template <class T, int R, int C, int TH>

@@ -1,7 +1,6 @@
 // Host reductions, transpose and mma.
 #pragma once
 #include <limits>
-#include <utility>
 
 #include "tessera/tile/host/math.h"
 
@@ -37,12 +36,6 @@ template <class T, int R, int C>
 Tile<T, R, 1> row_sum(const Tile<T, R, C>& a) {
   detail::require_arithmetic<T>();
   return detail::reduce_rows(a, T(0), [](T x, T y) { return x + y; });
-}
-// Row sums of two tiles of the same shape, (row_sum(a), row_sum(b)): on the GPU they share one exchange
-// between threads.
-template <class T, int R, int C>
-std::pair<Tile<T, R, 1>, Tile<T, R, 1>> row_sums(const Tile<T, R, C>& a, const Tile<T, R, C>& b) {
-  return {row_sum(a), row_sum(b)};
 }
 // Largest element of each row; -inf for float rows when C elements are all -inf. NaN is ignored
 // unless every element is NaN (then the result is -inf).
