@@ -151,6 +151,21 @@ void check_lse(const Checker& c, const Tensor& lse, const Shape& shape, const Te
   c.last_dim_contiguous(lse, "lse");
 }
 
+// The shapes of a prefill call (fmha, fmha_fp8) agree: k, v and o against q's [B, Hq, Sq, Dqk], heads, head
+// dims, lse. Returns Dqk.
+int64_t check_prefill_shapes(const Checker& c, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o,
+                             const Tensor& lse) {
+  const int64_t B = q.size(0), Hq = q.size(1), Sq = q.size(2), Dqk = q.size(3);
+  const int64_t Hkv = k.size(1), Sk = k.size(2), Dv = v.size(3);
+  c.shape_is(k, "k", {B, Hkv, Sk, Dqk});
+  c.shape_is(v, "v", {B, Hkv, Sk, Dv});
+  c.shape_is(o, "o", {B, Hq, Sq, Dv});
+  check_heads(c, Hq, Hkv, "k");
+  check_head_dims(c, Dqk, Dv);
+  check_lse(c, lse, {B, Hq, Sq}, q);
+  return Dqk;
+}
+
 // Checks the parameters and returns them with the scale resolved (0 -> 1 / sqrt(dqk)).
 AttentionParams resolved(const Checker& c, AttentionParams p, int64_t dqk) {
   c.require(std::isfinite(p.scale),
@@ -173,14 +188,7 @@ void fmha(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, co
   check_operand(c, k, "k", 4, "[B, Hkv, Sk, Dqk]", &q, "q");
   check_operand(c, v, "v", 4, "[B, Hkv, Sk, Dv]", &q, "q");
   check_operand(c, o, "o", 4, "[B, Hq, Sq, Dv]", &q, "q");
-  const int64_t B = q.size(0), Hq = q.size(1), Sq = q.size(2), Dqk = q.size(3);
-  const int64_t Hkv = k.size(1), Sk = k.size(2), Dv = v.size(3);
-  c.shape_is(k, "k", {B, Hkv, Sk, Dqk});
-  c.shape_is(v, "v", {B, Hkv, Sk, Dv});
-  c.shape_is(o, "o", {B, Hq, Sq, Dv});
-  check_heads(c, Hq, Hkv, "k");
-  check_head_dims(c, Dqk, Dv);
-  check_lse(c, lse, {B, Hq, Sq}, q);
+  const int64_t Dqk = check_prefill_shapes(c, q, k, v, o, lse);
   const AttentionParams p = resolved(c, params, Dqk);
   if (o.numel() == 0) return;
   fmha_op()({q, k, v, o, lse, p}, q.device(), options);
@@ -198,14 +206,7 @@ void fmha_fp8(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o
   c.dtype_in(o, "o", {DType::bf16, DType::f16});
   check_operand(c, o, "o", 4, "[B, Hq, Sq, Dv]");
   c.same_device(q, "q", o, "o");
-  const int64_t B = q.size(0), Hq = q.size(1), Sq = q.size(2), Dqk = q.size(3);
-  const int64_t Hkv = k.size(1), Sk = k.size(2), Dv = v.size(3);
-  c.shape_is(k, "k", {B, Hkv, Sk, Dqk});
-  c.shape_is(v, "v", {B, Hkv, Sk, Dv});
-  c.shape_is(o, "o", {B, Hq, Sq, Dv});
-  check_heads(c, Hq, Hkv, "k");
-  check_head_dims(c, Dqk, Dv);
-  check_lse(c, lse, {B, Hq, Sq}, q);
+  const int64_t Dqk = check_prefill_shapes(c, q, k, v, o, lse);
   c.require(std::isfinite(q_scale) && std::isfinite(k_scale) && std::isfinite(v_scale), [&] {
     return "q_scale, k_scale and v_scale are " + std::to_string(q_scale) + ", " + std::to_string(k_scale) + ", " +
            std::to_string(v_scale) + "; they must be finite";
