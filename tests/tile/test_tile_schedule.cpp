@@ -68,6 +68,83 @@ TEST(TileSchedule, EveryTileOnceAndClustersInLockStep) {
         }
 }
 
+// Stacked problems (grouped GEMM): every tile of every problem exactly once, in problem order within a block,
+// each tile's rows inside its problem's; empty problems take no work; offsets out of range are clamped.
+std::vector<tile::StackedTileIndex> stacked_tiles_of_block(const tile::StackedProblems& s, int64_t block, int64_t blocks) {
+  tile::host::Block blk;
+  blk.block[0] = block;
+  blk.blocks[0] = blocks;
+  std::vector<tile::StackedTileIndex> out;
+  for (const tile::StackedTileIndex t : tile::persistent_tiles(blk, s)) out.push_back(t);
+  return out;
+}
+
+TEST(StackedProblems, EveryTileOfEveryProblemOnce) {
+  const std::vector<std::vector<int64_t>> cases = {{0}, {5}, {0, 1, 70, 3, 129, 0}, {64, 64}, {0, 0, 0, 300}, {200, 0}};
+  for (const auto& heights : cases)
+    for (const bool wide_offsets : {false, true})
+      for (const int64_t tile_cols : {1, 3})
+        for (const int64_t blocks : {1, 2, 5, 1000}) {
+          std::vector<int32_t> o32{0};
+          std::vector<int64_t> o64{0};
+          for (int64_t h : heights) { o32.push_back(o32.back() + int32_t(h)); o64.push_back(o64.back() + h); }
+          tile::StackedProblems s;
+          s.offsets_i64 = wide_offsets;
+          s.offsets32 = {o32.data(), {int64_t(o32.size())}, {1}};
+          s.offsets64 = {o64.data(), {int64_t(o64.size())}, {1}};
+          s.problems = int64_t(heights.size());
+          s.rows = o64.back();
+          s.tile_m = 64;
+          s.tile_cols = tile_cols;
+          s.group = 2;
+          SCOPED_TRACE(::testing::Message() << heights.size() << " problems, " << blocks << " blocks, " << tile_cols << " tile cols");
+          std::map<std::tuple<int64_t, int64_t, int64_t>, int> seen;
+          for (int64_t b = 0; b < blocks; ++b) {
+            int64_t last_problem = -1;
+            for (const auto& t : stacked_tiles_of_block(s, b, blocks)) {
+              ASSERT_GE(t.problem, last_problem);
+              last_problem = t.problem;
+              ASSERT_LT(t.problem, s.problems);
+              EXPECT_EQ(t.first_row, o64[size_t(t.problem)]);
+              EXPECT_EQ(t.rows, heights[size_t(t.problem)]);
+              EXPECT_EQ(t.tile.split, 0);
+              ASSERT_GE(t.tile.col, 0);
+              ASSERT_LT(t.tile.col, tile_cols);
+              ASSERT_GE(t.tile.row, 0);
+              ASSERT_LT(t.tile.row * s.tile_m, t.rows);
+              ++seen[{t.problem, t.tile.row, t.tile.col}];
+            }
+          }
+          int64_t expected = 0;
+          for (int64_t h : heights) expected += (h + 63) / 64 * tile_cols;
+          EXPECT_EQ(int64_t(seen.size()), expected);
+          for (const auto& [tile, n] : seen) EXPECT_EQ(n, 1);
+        }
+}
+
+TEST(StackedProblems, OffsetsOutOfRangeStayInsideTheRows) {
+  // Unchecked offsets (on a GPU nobody reads them first): negative, decreasing, past the rows.
+  std::vector<int32_t> offsets{-5, 10, 3, 500, 40};
+  tile::StackedProblems s;
+  s.offsets32 = {offsets.data(), {5}, {1}};
+  s.problems = 4;
+  s.rows = 40;
+  s.tile_m = 16;
+  s.tile_cols = 2;
+  for (const auto& t : stacked_tiles_of_block(s, 0, 1)) {
+    EXPECT_GE(t.first_row, 0);
+    EXPECT_LE(t.first_row + t.rows, s.rows);
+    EXPECT_LT(t.tile.row * s.tile_m, t.rows);
+  }
+  // Problem 0: rows 0..10; 1: 10..10 (3 < 10 reads as empty); 2: 3..40; 3: 40..40.
+  const auto all = stacked_tiles_of_block(s, 0, 1);
+  ASSERT_EQ(all.size(), size_t((1 + 0 + 3 + 0) * 2));
+  EXPECT_EQ(all.front().rows, 10);
+  EXPECT_EQ(all.back().problem, 2);
+  EXPECT_EQ(all.back().first_row, 3);
+  EXPECT_EQ(all.back().rows, 37);
+}
+
 // A clustered kernel's persistent grid on the host: whole clusters, no more than the work.
 struct Clustered {
   struct Pipe {

@@ -165,6 +165,76 @@ TILE_HD PersistentTiles persistent_tiles(const Block& blk, const TileSchedule& s
   return {schedule, blk.bid(0), blk.num_blocks(0)};
 }
 
+// Problems of different heights stacked along the rows of one operand (a grouped GEMM: the tokens routed to
+// each expert of a mixture), problem g being rows offsets[g] .. offsets[g + 1], every one tile_cols tiles
+// wide. Its work items are the problems' output tiles, problem after problem, each problem's in a
+// TileSchedule's order. The offsets may live in device memory that the host never reads: a block walks the
+// problems once, in order, as its work items advance, so no prefix sum of tiles is made ahead. Offsets are
+// clamped into [0, rows] and an end below its start reads as the start, so whatever they hold, no tile leaves
+// the stacked rows.
+struct StackedProblems {
+  View1<const int32_t> offsets32;  // [problems + 1]: one of the two, as offsets_i64 says
+  View1<const int64_t> offsets64;
+  bool offsets_i64 = false;
+  int64_t problems = 0, rows = 0;  // rows: of the stacked operand
+  int64_t tile_m = 1, tile_cols = 0, group = 8;
+  TILE_HD int64_t offset(int64_t g) const {
+    const int64_t o = offsets_i64 ? offsets64(g) : int64_t(offsets32(g));
+    return o < 0 ? 0 : o > rows ? rows : o;
+  }
+};
+
+// One work item of StackedProblems: output tile `tile` (its split always 0) of problem `problem`, whose rows
+// are first_row .. first_row + rows of the stacked operand (tile.row counts tile_m-row tiles from first_row).
+struct StackedTileIndex {
+  int64_t problem = 0, first_row = 0, rows = 0;
+  TileIndex tile;
+};
+
+// The work items one block of a persistent grid computes: items b, b + blocks, ... as PersistentTiles.
+struct PersistentStackedTiles {
+  StackedProblems problems;
+  int64_t first = 0, step = 1;
+  struct iterator {
+    const StackedProblems* s;
+    int64_t item, step;
+    int64_t problem = 0, problem_item = 0;  // the problem the item falls in, and its first item
+    int64_t first_row = 0, rows = 0, tile_rows = 0;
+    TILE_HD void enter(int64_t g) {
+      problem = g;
+      if (g >= s->problems) return;
+      first_row = s->offset(g);
+      const int64_t end = s->offset(g + 1);
+      rows = end > first_row ? end - first_row : 0;
+      tile_rows = (rows + s->tile_m - 1) / s->tile_m;
+    }
+    TILE_HD void settle() {
+      while (problem < s->problems && item >= problem_item + tile_rows * s->tile_cols) {
+        problem_item += tile_rows * s->tile_cols;
+        enter(problem + 1);
+      }
+    }
+    TILE_HD StackedTileIndex operator*() const {
+      const TileSchedule local{tile_rows, s->tile_cols, s->group};
+      return {problem, first_row, rows, local.at(item - problem_item)};
+    }
+    TILE_HD iterator& operator++() { item += step; settle(); return *this; }
+    TILE_HD bool operator!=(const iterator&) const { return problem < s->problems; }  // end: past the last problem
+  };
+  TILE_HD iterator begin() const {
+    iterator it{&problems, first, step};
+    it.enter(0);
+    it.settle();
+    return it;
+  }
+  TILE_HD iterator end() const { return {&problems, 0, step}; }
+};
+
+template <class Block>
+TILE_HD PersistentStackedTiles persistent_tiles(const Block& blk, const StackedProblems& problems) {
+  return {problems, blk.bid(0), blk.num_blocks(0)};
+}
+
 // How the consumer roles of a staged kernel share the work. cooperative: all of them compute each output tile
 // together, each its share of the rows. pingpong: they take turns, a whole tile each, so one's epilogue runs
 // while the next computes. column_shares: all of them compute each tile together, each its share of the

@@ -114,6 +114,16 @@ class Pipeline {
     }
     store(blk, out, at, t);
   }
+  // See the CUDA pipeline: the tile written to plane `plane` of a stack of matrices, clipped to the plane.
+  template <class T, int BR, int BC, int M, int N>
+  void store_async(const Block& blk, const TmaTensor<T, BR, BC, 3>& dst, int64_t plane, Coord at, const Tile<T, M, N>& t) {
+    if (!tma_store_compatible(dst.view))
+      invalid_argument("store_async: the copy engine cannot write this view (rows must be whole 16-byte pieces)");
+    if (plane < 0 || plane >= dst.view.extent[0]) return;
+    TmaTensor<T, BR, BC> matrix;
+    matrix.view = dst.view[plane];
+    store_async(blk, matrix, at, t);
+  }
   // See the CUDA pipeline: T(t + add), add read at the same place (it may be dst itself).
   template <class T, int BR, int BC, int M, int N>
   void store_async(const Block& blk, const TmaTensor<T, BR, BC>& dst, Coord at, const Tile<float, M, N>& t,

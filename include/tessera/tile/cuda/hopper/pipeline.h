@@ -367,6 +367,14 @@ class Pipeline {
     store_boxes<false>(dst, at, t, dst);
   }
 
+  // The same into plane `plane` of a stack of matrices (a batch's outputs): the copy engine clips each box to
+  // the plane, so a tile that overhangs its matrix writes nothing into the next.
+  template <int TH, class T, int BR, int BC, int M, int N, int C>
+  __device__ void store_async(const Block<TH>&, const TmaTensor<T, BR, BC, 3>& dst, int64_t plane, Coord at,
+                              const Tile<T, WgmmaAcc<M, N, C>>& t) {
+    store_boxes<false>(dst, at, t, dst, int32_t(plane));
+  }
+
   // Stores T(t + add), `add` read at the same place (an epilogue's residual): the copy engine first loads each
   // box of `add` into the staging buffer the box of the sum then leaves from, and each thread adds its own
   // elements there, in fp32, before the one rounding to T. `add` may be `dst` itself (a residual added in
@@ -459,11 +467,12 @@ class Pipeline {
   }
 
  private:
-  template <bool ADD, class T, int BR, int BC, class U, int M, int N, int C>
-  __device__ void store_boxes(const TmaTensor<T, BR, BC>& dst, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t,
-                              const TmaTensor<T, BR, BC>& add) {
+  template <bool ADD, class T, int BR, int BC, int RANK, class U, int M, int N, int C>
+  __device__ void store_boxes(const TmaTensor<T, BR, BC, RANK>& dst, Coord at, const Tile<U, WgmmaAcc<M, N, C>>& t,
+                              const TmaTensor<T, BR, BC, RANK>& add, int32_t plane = 0) {
     static_assert(!std::is_void_v<typename Shape::Out> && sizeof(typename Shape::Out) == sizeof(T),
                   "store_async: the pipeline shape's OUT is the stored element type");
+    static_assert(!ADD || RANK == 2, "store_async with an addend: matrices (rank-2 maps)");
     static_assert(BR == 16 && BC * sizeof(T) == 128 && N % BC == 0, "boxes of 16 rows x 128 bytes");
     if constexpr (ROLE == Role::consumer) {
       using L = WgmmaAcc<M, N, C>;
@@ -517,13 +526,14 @@ class Pipeline {
           hopper::fence_proxy_async_shared();
           __syncwarp();
           if (l == 0) {
-            hopper::tma_store_2d(&dst.descriptor, buf, col, row);
+            if constexpr (RANK == 3) hopper::tma_store_3d(&dst.descriptor, buf, col, row, plane);
+            else hopper::tma_store_2d(&dst.descriptor, buf, col, row);
             hopper::bulk_commit();
           }
         }
       }
     } else {
-      (void)dst; (void)at; (void)t; (void)add;
+      (void)dst; (void)at; (void)t; (void)add; (void)plane;
     }
   }
 

@@ -29,7 +29,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 template <class T> constexpr CUtensorMapDataType tma_dtype() {
-  static_assert(sizeof(T) == 2 || std::is_same_v<T, float>, "TMA tiles: 16-bit element types and float");
+  static_assert(sizeof(T) <= 2 || std::is_same_v<T, float>, "TMA tiles: 8- and 16-bit element types and float");
+  if constexpr (sizeof(T) == 1) return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   if constexpr (sizeof(T) == 2) return CU_TENSOR_MAP_DATA_TYPE_UINT16;
   else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
@@ -131,6 +132,17 @@ __device__ __forceinline__ void tma_store_2d(const void* map, const void* src, i
                : "memory");
 #else
   (void)map; (void)src; (void)col; (void)row; __trap();
+#endif
+}
+// The same into plane `plane` of a stack of matrices (a rank-3 map); what falls outside the plane is not written.
+__device__ __forceinline__ void tma_store_3d(const void* map, const void* src, int32_t col, int32_t row, int32_t plane) {
+#if TESSERA_SM90A
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(col), "r"(row), "r"(plane), "r"(shared_address(src))
+               : "memory");
+#else
+  (void)map; (void)src; (void)col; (void)row; (void)plane; __trap();
 #endif
 }
 __device__ __forceinline__ void bulk_commit() {

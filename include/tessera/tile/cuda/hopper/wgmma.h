@@ -189,13 +189,34 @@ __device__ __forceinline__ void wgmma_k16(float (&d)[N / 2], uint64_t da, uint64
 #endif
 }
 
+// The k step of one wgmma: 32 bytes of K, 16 elements of 16 bits or 32 of fp8.
+template <class T> inline constexpr int wgmma_k = 32 / int(sizeof(T));
+
+// One k step of shared tiles, both K-major, of 16-bit or fp8 e4m3 elements. scale_d as wgmma_k16.
+template <class T, int N>
+__device__ __forceinline__ void wgmma_step(float (&d)[N / 2], uint64_t da, uint64_t db, int scale_d) {
+  if constexpr (std::is_same_v<T, fp8_e4m3>) {
+#if TESSERA_SM90A
+    static_assert(N == 64 || N == 128 || N == 256, "fp8 wgmma shapes: add N to scripts/gen_wgmma.py");
+    if constexpr (N == 64) wgmma_e4m3_n64(d, da, db, scale_d);
+    else if constexpr (N == 128) wgmma_e4m3_n128(d, da, db, scale_d);
+    else wgmma_e4m3_n256(d, da, db, scale_d);
+#else
+    (void)d; (void)da; (void)db; (void)scale_d; __trap();
+#endif
+  } else {
+    wgmma_k16<T, N>(d, da, db, scale_d);
+  }
+}
+
 // acc (+)= a @ b^T for shared tiles, the accumulator overwritten by the first k step when OVERWRITE.
 template <bool OVERWRITE, class T, int M, int N, int K, int C>
 __device__ __forceinline__ void mma_shared(Tile<float, WgmmaAcc<M, N, C>>& acc, const SharedTile<T, M, K>& a,
                                            const Transposed<SharedTile<T, N, K>>& b) {
-  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16> || std::is_same_v<T, fp8_e4m3>,
+                "wgmma tiles from shared memory: bf16, f16 or fp8 e4m3");
   constexpr int P = panel_cols<T>;
-  static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit elements)");
+  static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit or 128 fp8 elements)");
   using L = WgmmaAcc<M, N, C>;
   // No register fences here: touching the accumulators between chained wgmma would make the compiler wait
   // for them; the stage range fences them once, after the last wait.
@@ -205,11 +226,11 @@ __device__ __forceinline__ void mma_shared(Tile<float, WgmmaAcc<M, N, C>>& acc, 
 #pragma unroll
   for (int s = 0; s < L::slices; ++s)
 #pragma unroll
-    for (int k = 0; k < K; k += 16) {
+    for (int k = 0; k < K; k += wgmma_k<T>) {
       const uint32_t a_step = descriptor_step<T>((k / P) * M * P + s * 64 * P + k % P);
       const uint32_t b_step = descriptor_step<T>((k / P) * N * P + k % P);
-      wgmma_k16<T, N>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), a_first + a_step, b_first + b_step,
-                      OVERWRITE && k == 0 ? 0 : 1);
+      wgmma_step<T, N>(*reinterpret_cast<float(*)[N / 2]>(&acc.v[s * L::per_slice]), a_first + a_step, b_first + b_step,
+                       OVERWRITE && k == 0 ? 0 : 1);
     }
   wgmma_commit();
 }
