@@ -18,8 +18,8 @@ inline const BmmShape kBmmShapes[] = {{1, 1, 1, 1}, {3, 7, 5, 11}, {2, 65, 97, 1
 
 // How the operands are laid out in memory: contiguous; rows padded inside a larger buffer (any row and batch
 // strides, and c's padding must stay unwritten); batch-major from a [M, B, K] buffer; b shared by every batch
-// (batch stride 0).
-enum class BmmStrides { contiguous, padded, transposed_batch, shared_b };
+// (batch stride 0); rows padded by whole 16-byte pieces (the copy engine reads them: the staged kernel).
+enum class BmmStrides { contiguous, padded, transposed_batch, shared_b, padded_aligned };
 
 // A view of `shape` at the start of a larger buffer, with the buffer's strides: rows and batches padded.
 inline Tensor padded_view(const Tensor& buffer, const Shape& shape) {
@@ -56,6 +56,14 @@ inline void check_bmm(Device dev, dispatch::Backend backend, DType dt, DType out
       b = random_tensor(b_shape, dt, dev);
       c = poisoned(c_shape, out, dev);
       break;
+    case BmmStrides::padded_aligned:
+      a_buf = random_tensor({s.batch, s.m + 3, s.k + 8}, dt, dev);
+      b_buf = random_tensor({b_shape[0], b_shape[1] + 1, b_shape[2] + 16}, dt, dev);
+      c_buf = poisoned({s.batch, s.m + 1, s.n + 8}, out, dev);  // rows the copy engine can write
+      a = padded_view(a_buf, {s.batch, s.m, s.k});
+      b = padded_view(b_buf, b_shape);
+      c = padded_view(c_buf, c_shape);
+      break;
     case BmmStrides::shared_b:
       a = random_tensor({s.batch, s.m, s.k}, dt, dev);
       b_buf = random_tensor({1, b_shape[1], b_shape[2]}, dt, dev);
@@ -74,11 +82,12 @@ inline void check_bmm(Device dev, dispatch::Backend backend, DType dt, DType out
   if (c_buf.data()) {
     // The padding around c's rows was never written.
     const auto all = floats(c_buf);
+    const int64_t rows = c_buf.size(1), cols = c_buf.size(2);
     int64_t written = 0;
     for (int64_t i = 0; i < s.batch; ++i)
-      for (int64_t r = 0; r < s.m + 1; ++r)
-        for (int64_t j = 0; j < s.n + 4; ++j)
-          if ((r >= s.m || j >= s.n) && !std::isnan(all[size_t((i * (s.m + 1) + r) * (s.n + 4) + j)])) ++written;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j)
+          if ((r >= s.m || j >= s.n) && !std::isnan(all[size_t((i * rows + r) * cols + j)])) ++written;
     EXPECT_EQ(written, 0) << "elements of c's padding were written";
   }
 }
@@ -103,6 +112,16 @@ inline void check_bmm_sweep(Device dev, dispatch::Backend backend) {
   check_bmm(dev, backend, DType::f16, DType::f32, odd, BLayout::nk, BmmStrides::padded, Activation::silu, true, true);
   check_bmm(dev, backend, DType::bf16, DType::bf16, odd, BLayout::kn, BmmStrides::shared_b, Activation::none, false, true);
   check_bmm(dev, backend, DType::f32, DType::f32, aligned, BLayout::nk, BmmStrides::contiguous, Activation::gelu, true, false);
+  // 16-bit, B as [N, K], rows of whole 16-byte pieces: the staged kernel on Hopper (and on the host), every
+  // layout of the operands it reads, edges of its 128 x 128 tiles, and the epilogue.
+  const BmmShape staged[] = {{3, 200, 136, 264}, {2, 1, 8, 5}, {5, 129, 64, 130}, {1, 128, 256, 128}};
+  for (DType dt : {DType::bf16, DType::f16})
+    for (const auto& s : staged) check_bmm(dev, backend, dt, dt, s, BLayout::nk, BmmStrides::contiguous, Activation::none, false, false);
+  for (auto strides : {BmmStrides::padded_aligned, BmmStrides::transposed_batch, BmmStrides::shared_b})
+    check_bmm(dev, backend, DType::bf16, DType::bf16, staged[0], BLayout::nk, strides, Activation::none, false, false);
+  check_bmm(dev, backend, DType::bf16, DType::bf16, staged[2], BLayout::nk, BmmStrides::padded_aligned, Activation::gelu, true, true);
+  check_bmm(dev, backend, DType::f16, DType::f16, staged[0], BLayout::nk, BmmStrides::shared_b, Activation::silu, true, false);
+  check_bmm(dev, backend, DType::bf16, DType::bf16, staged[1], BLayout::nk, BmmStrides::contiguous, Activation::relu, false, true);
 }
 
 // ---- group_gemm ----
@@ -110,6 +129,15 @@ inline void check_bmm_sweep(Device dev, dispatch::Backend backend) {
 struct GroupGemmCase { std::vector<int64_t> group_rows; int64_t k, n; };
 inline const GroupGemmCase kGroupGemmCases[] = {{{1}, 1, 1}, {{5}, 7, 3}, {{0, 1, 70, 3, 129}, 97, 67},
                                                 {{64, 64}, 32, 64}, {{2, 0, 0, 17}, 300, 130}};
+// 16-bit with K a multiple of 8: the staged kernel on Hopper (and on the host). Short problems (96 rows or
+// fewer on average: 64-row tiles) and long ones (128-row tiles); empty problems first, between and last;
+// problems of one row, of a tile and one row, many problems.
+inline const GroupGemmCase kStagedGroupGemmCases[] = {
+    {{0, 1, 200, 3, 129, 0}, 136, 264},
+    {{0, 1, 200, 3, 529}, 136, 264},
+    {{300}, 64, 72},
+    {{5, 0, 17, 33, 1, 40, 0, 2, 9, 64, 65, 12, 0, 3, 31, 8, 20}, 64, 128},
+    {{1, 1}, 8, 8}};
 
 inline Tensor offsets_tensor(const std::vector<int64_t>& group_rows, DType dtype, Device dev) {
   Tensor cpu = Tensor::empty({int64_t(group_rows.size()) + 1}, dtype);
@@ -143,6 +171,10 @@ inline void check_group_gemm_sweep(Device dev, dispatch::Backend backend) {
   check_group_gemm(dev, backend, DType::bf16, DType::bf16, kGroupGemmCases[2], DType::i64);
   check_group_gemm(dev, backend, DType::f16, DType::f32, kGroupGemmCases[4], DType::i64);
   check_group_gemm(dev, backend, DType::f32, DType::f32, kGroupGemmCases[2], DType::i64);
+  for (DType dt : {DType::bf16, DType::f16})
+    for (const auto& s : kStagedGroupGemmCases) check_group_gemm(dev, backend, dt, dt, s, DType::i32);
+  check_group_gemm(dev, backend, DType::bf16, DType::bf16, kStagedGroupGemmCases[1], DType::i64);
+  check_group_gemm(dev, backend, DType::bf16, DType::bf16, kStagedGroupGemmCases[3], DType::i64);
 }
 
 // ---- bad input ----
