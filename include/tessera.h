@@ -110,6 +110,10 @@ tessera_status tessera_matmul(const tessera_tensor* a, const tessera_tensor* b, 
  * scratch ([..., 2I], c's dtype) may be NULL: it holds the product when no fused kernel applies. */
 tessera_status tessera_matmul_silu_and_mul(const tessera_tensor* a, const tessera_tensor* w, const tessera_tensor* c,
                                            const tessera_tensor* scratch, const tessera_options* options);
+/* fp8 matmul: c = scale_a * scale_b * (a @ b^T), a [..., K] and b [N, K] fp8 e4m3 holding values / scale_a and
+ * / scale_b (per-tensor scales), c [..., N] bf16, f16 or f32. */
+tessera_status tessera_matmul_fp8(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, float scale_a,
+                                  float scale_b, const tessera_options* options);
 /* Batched matmul: c[i] = alpha * act(a[i] @ b[i] + bias) + residual[i]. a [B, M, K]; b [B, N, K] (b_layout 0) or
  * [B, K, N] (1); c and residual [B, M, N]; bias [N]. Any batch and row strides, unit-stride last dims. */
 tessera_status tessera_bmm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,

@@ -187,6 +187,15 @@ tessera_status tessera_matmul_silu_and_mul(const tessera_tensor* a, const tesser
   });
 }
 
+tessera_status tessera_matmul_fp8(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, float scale_a,
+                                  float scale_b, const tessera_options* options) {
+  return guarded([&] {
+    const char* op = "matmul_fp8";
+    ops::matmul_fp8(to_tensor(a, op, "a"), to_tensor(b, op, "b"), to_tensor(c, op, "c"), scale_a, scale_b,
+                    to_options(options));
+  });
+}
+
 tessera_status tessera_bmm(const tessera_tensor* a, const tessera_tensor* b, const tessera_tensor* c, int32_t b_layout,
                            const tessera_tensor* bias, int32_t activation, float alpha, const tessera_tensor* residual,
                            const tessera_options* options) {

@@ -1,4 +1,4 @@
-// The C API of bmm and group_gemm: results agree with the C++ API; bad arguments are a status and a message.
+// The C API of bmm, group_gemm and matmul_fp8: results agree with the C++ API; bad arguments are a status and a message.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -48,6 +48,18 @@ TEST(CApiMatmulBatched, GroupGemmMatchesCppApi) {
   EXPECT_TRUE(all_equal(c.t, want));
   EXPECT_EQ(tessera_group_gemm(&a.c, &b.c, nullptr, &c.c, nullptr), TESSERA_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tessera_last_error()).find("offsets"), std::string::npos) << tessera_last_error();
+}
+
+TEST(CApiMatmulBatched, MatmulFp8MatchesCppApi) {
+  CTensor a(random_tensor({2, 3, 32}, DType::fp8_e4m3)), b(random_tensor({7, 32}, DType::fp8_e4m3)),
+      c(poisoned({2, 3, 7}, DType::bf16));
+  ASSERT_EQ(tessera_matmul_fp8(&a.c, &b.c, &c.c, 0.5f, 2.5f, nullptr), TESSERA_OK) << tessera_last_error();
+  Tensor want = poisoned({2, 3, 7}, DType::bf16);
+  ops::matmul_fp8(a.t, b.t, want, 0.5f, 2.5f);
+  EXPECT_TRUE(all_equal(c.t, want));
+  CTensor c_f32(poisoned({2, 3, 7}, DType::f32));
+  EXPECT_EQ(tessera_matmul_fp8(&a.c, &c_f32.c, &c_f32.c, 1.f, 1.f, nullptr), TESSERA_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tessera_last_error()).find("b is"), std::string::npos) << tessera_last_error();
 }
 
 }  // namespace

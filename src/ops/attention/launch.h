@@ -17,7 +17,7 @@
 #include "ops/attention/fmha_decode.tile.h"
 #include "ops/attention/kv_cache_append.tile.h"
 #include "ops/attention/rope_kv_cache_append.tile.h"
-#include "ops/attention/widen.tile.h"
+#include "ops/common/widen_fp8.h"
 #include "ops/common/views.h"
 #include "ops/rope/rotary.h"
 #include "tessera/runtime/workspace.h"
@@ -154,31 +154,12 @@ void fmha(const FmhaArgs& a, const dispatch::Options& opt) {
 }
 
 #if defined(__CUDACC__)
-// The staged kernels read 16-bit tiles: q, k and v are widened (exactly) to o's dtype in scratch, a pass over
-// three bytes an element that is small beside the attention, and then run as fmha, v's scale applied to o.
-// (Widening each tile inside the generic kernel instead ran at 6 TFLOP/s on an H100.)
-template <class T>
-Tensor widened(const char* name, const Tensor& x, const dispatch::Options& opt) {
-  const Tensor y = Tensor::view(workspace(name, size_t(x.numel()) * sizeof(T), x.device(), opt.stream), x.shape(),
-                                dtype_of<T>::value, x.device());
-  auto widen = [&](auto dc) {
-    constexpr int DC = decltype(dc)::value, kRows = 8192 / DC;
-    using K = kernels::WidenHeads<fp8_e4m3, T, kRows, DC, 256>;
-    const typename K::Params p{as_view<const fp8_e4m3, 4>(x), as_view<T, 4>(y)};
-    tile::active::launch<K>({(x.size(2) + kRows - 1) / kRows, x.size(1), x.size(0)}, p, opt.stream);
-  };
-  const int64_t d = x.size(3);
-  if (d <= 64) widen(std::integral_constant<int, 64>{});
-  else if (d <= 128) widen(std::integral_constant<int, 128>{});
-  else widen(std::integral_constant<int, 256>{});
-  return y;
-}
-
+// q, k and v widened to o's dtype in scratch (widened_fp8), then run as fmha, v's scale applied to o.
 void fmha_fp8(const FmhaFp8Args& a, const dispatch::Options& opt) {
   auto run = [&](auto t) {
     using T = decltype(t);
-    const FmhaArgs args{widened<T>("fmha_fp8.q", a.q, opt), widened<T>("fmha_fp8.k", a.k, opt),
-                        widened<T>("fmha_fp8.v", a.v, opt), a.o, a.lse, a.params};
+    const FmhaArgs args{widened_fp8<T>("fmha_fp8.q", a.q, opt), widened_fp8<T>("fmha_fp8.k", a.k, opt),
+                        widened_fp8<T>("fmha_fp8.v", a.v, opt), a.o, a.lse, a.params};
     if (fmha_staged(args, opt, a.v_scale)) return;
     visit_head_dims(a.q.size(3), a.v.size(3), [&](auto d) { launch_fmha<T, d.qk, d.v>(args, opt, a.v_scale); });
   };

@@ -1,12 +1,30 @@
-// Launcher of matmul_fp8, compiled once per tile backend (fp8_host.cpp and fp8_cuda.cu include this file): on the
-// CPU the generic 64 x 64 x 32 tile, one instantiation per output dtype; on the GPU bf16 operands in scratch
-// and the bf16 matmul.
+// Launcher of matmul_fp8, compiled once per tile backend (fp8_host.cpp and fp8_cuda.cu include this file).
+//
+// Where the copy engine can read the operands (rows of whole 16-byte pieces, 16-byte aligned; on the GPU a
+// Hopper GPU) the matmul kernels run on the e4m3 tiles themselves, the scales as the epilogue's alpha
+// (staged_launch.h):
+//   staged_bm128_bn128   128 x 128 x 128 tiles, 6 stages, 2 consumers: M > 64
+//   staged_bm64_bn128     64 x 128 x 128, 8 stages, 1 consumer: M <= 64 (decode), K split to fill the GPU
+// (each stage's products summed apart and added in fp32, which takes a second accumulator's registers: no
+// 128 x 256 tile; see matmul_staged.tile.h)
+//   rows1_bn2_x2         one activation row on the CUDA cores: 2 x 2048 weight tiles, 2 in flight (the
+//   rows1_bn4_x2         16-bit rows1_bn4_x2's registers), 4 x 2048 (its bytes in flight), or 1 x 2048, 4
+//   rows1_bn1_x4         in flight
+//   rows4_bn1_x2         2-4 rows
+// chosen by the autotuner on the GPU (the heuristic's choice on the host). The tensor cores take fp8 at twice
+// the 16-bit rate; a decode matmul reads half the bytes of its 16-bit weights.
+// Anything else runs the generic 64 x 64 x 32 tile on the CPU, one instantiation per output dtype, and on the
+// GPU widens the operands to 16 bits in scratch for the 16-bit matmul (widened_fp8).
 #pragma once
+#include <string>
+#include <vector>
+
 #include "ops/common/views.h"
+#include "ops/common/widen_fp8.h"
 #include "ops/matmul/args.h"
-#include "ops/elementwise/cast.tile.h"
 #include "ops/matmul/matmul_fp8.tile.h"
-#include "tessera/runtime/workspace.h"
+#include "ops/matmul/staged_launch.h"
+#include "tessera/dispatch/autotune.h"
 
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
@@ -23,46 +41,75 @@ void launch_matmul_fp8(const MatmulFp8Args& a, const dispatch::Options& opt) {
   const int64_t m = p.c.extent[0], n = p.c.extent[1];
   tile::active::launch<K>({(m + BM - 1) / BM, (n + BN - 1) / BN}, p, opt.stream);
 }
-}  // namespace
 
+// Whether the fp8 matmul kernels can take the call: K > 0, both operands' rows read by the copy engine.
+bool fp8_staged_fits(const MatmulFp8Args& a) {
+  if (a.a.size(-1) == 0) return false;
+  for (const Tensor* t : {&a.a, &a.b})
+    if (!tile::tma_compatible(as_rows<const fp8_e4m3>(*t))) return false;
 #if defined(__CUDACC__)
-namespace {
-// x [..., K] widened (exactly: every e4m3 value is an f16 and a bf16 one) to T in scratch `name`, a contiguous
-// [rows, K].
-template <class T>
-Tensor widened_rows(const char* name, const Tensor& x, const dispatch::Options& opt) {
-  constexpr int kCols = 2048, kThreads = 256;
-  const int64_t k = x.size(-1), rows = x.numel() / k;
-  const Tensor y = Tensor::view(workspace(name, size_t(rows * k) * sizeof(T), x.device(), opt.stream), {rows, k},
-                                dtype_of<T>::value, x.device());
-  using K = kernels::Cast<fp8_e4m3, T, 1, kCols, kThreads>;
-  typename K::Params p{};
-  p.x = as_rows<const fp8_e4m3>(x);
-  p.y = as_rows<T>(y);
-  p.col_blocks = (k + kCols - 1) / kCols;
-  tile::active::launch<K>({rows * p.col_blocks}, p, opt.stream);
-  return y;
+  if (!tile::cuda::device_is_hopper()) return false;
+#endif
+  return true;
+}
+
+// The product as a matmul call of the shared launchers: B as [N, K], the scales as alpha.
+MatmulArgs as_matmul(const MatmulFp8Args& a) {
+  MatmulArgs m{a.a, a.b, a.c, BLayout::nk, {}};
+  m.epilogue.alpha = a.scale;
+  return m;
+}
+
+template <class TO>
+void launch_fp8_tuned(const MatmulFp8Args& fp8, const dispatch::Options& opt) {
+  namespace at = dispatch::autotune;
+  using E = fp8_e4m3;
+  const MatmulArgs a = as_matmul(fp8);
+  const int64_t n = a.c.size(-1), k = a.a.size(-1), m = a.c.numel() / n;
+  constexpr auto coop = tile::Consumers::cooperative;
+  std::vector<at::Candidate> candidates = {
+      {"staged_bm128_bn128", [&] { launch_staged<E, TO, 128, 128, 6, 2, coop, 1, true>(a, opt); }},
+      {"staged_bm64_bn128", [&] { launch_staged<E, TO, 64, 128, 8, 1, coop, 1, true>(a, opt); }}};
+  size_t heuristic = m <= 64 ? 1 : 0;
+  if (m == 1) {
+    heuristic = candidates.size();
+    candidates.push_back({"rows1_bn2_x2", [&] { launch_few_rows_m<E, TO, 1, 2, 2, 4>(a, opt); }});
+    candidates.push_back({"rows1_bn4_x2", [&] { launch_few_rows_m<E, TO, 1, 4, 2, 3>(a, opt); }});
+    candidates.push_back({"rows1_bn1_x4", [&] { launch_few_rows_m<E, TO, 1, 1, 4, 5>(a, opt); }});
+  } else if (m <= kMatmulFewRows) {
+    candidates.push_back({"rows4_bn1_x2", [&] { launch_few_rows_m<E, TO, 4, 1, 2>(a, opt); }});
+  }
+#if defined(__CUDACC__)
+  constexpr auto where = at::Where::cuda;
+#else
+  constexpr auto where = at::Where::host;
+#endif
+  std::string dtype = "e4m3_" + std::string(dtype_name(a.c.dtype()));
+  if (m <= kMatmulFewRows) dtype += "_rows";
+  const at::Key key =
+      at::make_key("matmul_fp8", dtype, at::shape_class({{"m", at::pow2_bucket(m)}, {"n", n}, {"k", k}}));
+  candidates[at::select_index(key, candidates, heuristic, opt.stream, where)].launch();
 }
 }  // namespace
 
-// On the GPU the operands are widened in scratch (a pass over 3 bytes an element: to c's type when it is 16-bit,
-// matmul's inputs and output sharing one, else to bf16) and the 16-bit matmul runs, its tuned kernels on Hopper,
-// the scales as its epilogue's alpha: the generic kernel widening each tile as it loads it ran at 6.7 TFLOP/s on
-// an H100 (4096^3: 20.6 ms).
 void matmul_fp8(const MatmulFp8Args& a, const dispatch::Options& opt) {
+  if (fp8_staged_fits(a)) {
+    visit_float_dtype(a.c.dtype(), [&](auto t) { launch_fp8_tuned<decltype(t)>(a, opt); });
+    return;
+  }
+#if defined(__CUDACC__)
+  // Widened in scratch to c's type when it is 16-bit (matmul's inputs and output share one), else to bf16.
   auto run = [&](auto t) {
     using T = decltype(t);
-    MatmulArgs m{widened_rows<T>("matmul_fp8.a", a.a, opt), widened_rows<T>("matmul_fp8.b", a.b, opt), a.c, BLayout::nk, {}};
+    MatmulArgs m{widened_fp8<T>("matmul_fp8.a", a.a, opt), widened_fp8<T>("matmul_fp8.b", a.b, opt), a.c, BLayout::nk, {}};
     m.epilogue.alpha = a.scale;  // c's leading dims fold into a's rows
     matmul(m, opt);
   };
   if (a.c.dtype() == DType::f16) run(f16{});
   else run(bf16{});
-}
 #else
-void matmul_fp8(const MatmulFp8Args& a, const dispatch::Options& opt) {
   visit_float_dtype(a.c.dtype(), [&](auto t) { launch_matmul_fp8<decltype(t)>(a, opt); });
-}
 #endif
+}
 
 }  // namespace tessera::ops::TESSERA_TILE_BACKEND

@@ -18,7 +18,8 @@
 // accesses with no bounds tests. Stored and read back through C's view, with a bounds test on every element
 // pair, they made the fix-up ~3,000 instructions a warp, run once and so never in the instruction cache: at
 // 128 x 4096 x 4096 the consumers spent twice as long there as in their main loop (Nsight Compute, H200).
-// B is the [N, K] weight layout. Edges need no code: the copy engine fills zeros past M, N and K, and the
+// T is bf16, f16 or fp8 e4m3 (a BK of one 128-byte swizzle panel: 64 or 128 elements). B is the [N, K]
+// weight layout. Edges need no code: the copy engine fills zeros past M, N and K, and the
 // store drops what falls outside C.
 // FUSED_EPILOGUE = false compiles none of the epilogue's math (the launcher uses it for plain products and
 // residuals the copy engine adds): the fused epilogue needs registers beyond the accumulators (128 a thread in
@@ -45,6 +46,11 @@ struct MatmulStaged {
   // The in-kernel fix-up holds a second accumulator-sized tile (the partial sums it reads): only where that
   // fits in the registers, 64 accumulators per consumer thread. The 128 x 256 tile (128 per thread) spilled
   // 6.5 KB per thread with it compiled in, 3-7x slower on every shape; the launcher does not split those.
+  // fp8 products are summed a stage (128 of K) at a time in a tile of their own, then added to the fp32
+  // accumulator: the tensor cores' fp8 accumulation keeps about 14 bits of mantissa (DeepSeek-V3's report,
+  // section 3.3.2), which over K = 4096 drifts past a bf16 output's rounding. It takes a second accumulator's
+  // registers: the fp8 configurations are 128 x 128 and 64 x 128.
+  static constexpr bool promote_stages = sizeof(T) == 1;
   static constexpr bool may_split =
       BM * BN / (CONSUMERS * 128) <= 64 && MODE == tile::Consumers::cooperative && CLUSTER == 1;
 
@@ -78,7 +84,17 @@ struct MatmulStaged {
       });
       pipe.consumers([&] {
         auto acc = mma_accumulator<BM, BN>(pipe);
-        for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
+        if constexpr (promote_stages) {
+          auto stage_sum = mma_accumulator<BM, BN>(pipe);
+          for (const Stage& s : pipe.stages(k_count, stage_sum)) {
+            mma(stage_sum, s.a, transpose(s.b), tile::overwrite);
+            mma_wait(stage_sum);
+            pipe.release(s);
+            acc = acc + stage_sum;
+          }
+        } else {
+          for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
+        }
         if constexpr (may_split) {
           if (p.schedule.splits > 1) {
             const int64_t tile = t.row * p.schedule.tile_cols + t.col, tiles = p.schedule.tiles();
