@@ -17,25 +17,11 @@ import statistics
 
 import torch
 
+from gpu_bench import bench
 from tessera_ctypes import Tessera
 
 SHAPES = [(m, n, k) for m in (1, 16, 128, 2048, 4096) for (n, k) in ((4096, 4096), (14336, 4096), (4096, 14336))] + \
          [(s, s, s) for s in (2048, 4096, 8192)]
-
-
-def bench(fn, sets, warmup=5, reps=30):
-    for i in range(warmup):
-        fn(*sets[i % len(sets)])
-    torch.cuda.synchronize()
-    times = []
-    for i in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn(*sets[i % len(sets)])
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)
-    return statistics.median(times)
 
 
 def main():

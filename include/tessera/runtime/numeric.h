@@ -94,8 +94,28 @@ TESSERA_HD float widen(uint32_t v) {
 
 TESSERA_HD float to_float(float x) { return x; }
 TESSERA_HD float to_float(bf16 x) { return detail::bits_float(uint32_t(x.bits) << 16); }
-TESSERA_HD float to_float(f16 x) { return detail::widen<5, 10, false>(x.bits); }
-TESSERA_HD float to_float(fp8_e4m3 x) { return detail::widen<4, 3, true>(x.bits); }
+// On the GPU f16 and e4m3 convert in hardware (cvt: one or two instructions for the software form's dozen
+// and its loop over subnormals); both give the same values.
+TESSERA_HD float to_float(f16 x) {
+#if defined(__CUDA_ARCH__)
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.bits));
+  return f;
+#else
+  return detail::widen<5, 10, false>(x.bits);
+#endif
+}
+TESSERA_HD float to_float(fp8_e4m3 x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  uint32_t pair;  // e4m3x2 -> f16x2, the byte in the low half
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(pair) : "h"(uint16_t(x.bits)));
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(uint16_t(pair & 0xffffu)));
+  return f;
+#else
+  return detail::widen<4, 3, true>(x.bits);
+#endif
+}
 TESSERA_HD float to_float(fp8_e5m2 x) { return detail::widen<5, 2, false>(x.bits); }
 
 template <class T> TESSERA_HD T from_float(float f);
@@ -111,7 +131,15 @@ template <> TESSERA_HD bf16 from_float<bf16>(float f) {
   return bf16{uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16)};
 #endif
 }
-template <> TESSERA_HD f16 from_float<f16>(float f) { return f16{uint16_t(detail::narrow<5, 10, false>(f))}; }
+template <> TESSERA_HD f16 from_float<f16>(float f) {
+#if defined(__CUDA_ARCH__)
+  uint16_t h;  // round to nearest even, as the software form
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return f16{h};
+#else
+  return f16{uint16_t(detail::narrow<5, 10, false>(f))};
+#endif
+}
 template <> TESSERA_HD fp8_e4m3 from_float<fp8_e4m3>(float f) { return fp8_e4m3{uint8_t(detail::narrow<4, 3, true>(f))}; }
 template <> TESSERA_HD fp8_e5m2 from_float<fp8_e5m2>(float f) { return fp8_e5m2{uint8_t(detail::narrow<5, 2, false>(f))}; }
 

@@ -5,8 +5,8 @@
 // (staged_launch.h):
 //   staged_bm128_bn128   128 x 128 x 128 tiles, 6 stages, 2 consumers: M > 64
 //   staged_bm64_bn128     64 x 128 x 128, 8 stages, 1 consumer: M <= 64 (decode), K split to fill the GPU
-// (each stage's products summed apart and added in fp32, which takes a second accumulator's registers: no
-// 128 x 256 tile; see matmul_staged.tile.h)
+// (the products summed two stages at a time apart, then added in fp32, which takes a second accumulator's
+// registers: no 128 x 256 tile; see matmul_staged.tile.h)
 //   rows1_bn2_x2         one activation row on the CUDA cores: 2 x 2048 weight tiles, 2 in flight (the
 //   rows1_bn4_x2         16-bit rows1_bn4_x2's registers), 4 x 2048 (its bytes in flight), or 1 x 2048, 4
 //   rows1_bn1_x4         in flight

@@ -46,11 +46,14 @@ struct MatmulStaged {
   // The in-kernel fix-up holds a second accumulator-sized tile (the partial sums it reads): only where that
   // fits in the registers, 64 accumulators per consumer thread. The 128 x 256 tile (128 per thread) spilled
   // 6.5 KB per thread with it compiled in, 3-7x slower on every shape; the launcher does not split those.
-  // fp8 products are summed a stage (128 of K) at a time in a tile of their own, then added to the fp32
+  // fp8 products are summed a few stages at a time in a tile of their own, then added to the fp32
   // accumulator: the tensor cores' fp8 accumulation keeps about 14 bits of mantissa (DeepSeek-V3's report,
   // section 3.3.2), which over K = 4096 drifts past a bf16 output's rounding. It takes a second accumulator's
   // registers: the fp8 configurations are 128 x 128 and 64 x 128.
+  // Two stages (256 of K) a sum: the wait that ends a sum holds the consumer's next products back, paid every
+  // other stage.
   static constexpr bool promote_stages = sizeof(T) == 1;
+  static constexpr int kStagesPerSum = 2;
   static constexpr bool may_split =
       BM * BN / (CONSUMERS * 128) <= 64 && MODE == tile::Consumers::cooperative && CLUSTER == 1;
 
@@ -86,11 +89,15 @@ struct MatmulStaged {
         auto acc = mma_accumulator<BM, BN>(pipe);
         if constexpr (promote_stages) {
           auto stage_sum = mma_accumulator<BM, BN>(pipe);
+          int64_t k = 0;
           for (const Stage& s : pipe.stages(k_count, stage_sum)) {
-            mma(stage_sum, s.a, transpose(s.b), tile::overwrite);
-            mma_wait(stage_sum);
-            pipe.release(s);
-            acc = acc + stage_sum;
+            if (k % kStagesPerSum == 0) mma(stage_sum, s.a, transpose(s.b), tile::overwrite);
+            else mma(stage_sum, s.a, transpose(s.b));
+            if (++k % kStagesPerSum == 0 || k == k_count) {
+              mma_wait(stage_sum);
+              pipe.release(s);
+              acc = acc + stage_sum;
+            }
           }
         } else {
           for (const Stage& s : pipe.stages(k_count, acc)) mma(acc, s.a, transpose(s.b));
