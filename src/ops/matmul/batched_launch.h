@@ -66,35 +66,6 @@ void launch_group_gemm(const GroupGemmArgs& a, const dispatch::Options& opt) {
 
 // ---- the staged kernels ----
 
-// Whether the copy engine can read `view` as a staged kernel's operand: a matrix or a stack of them with
-// 16-byte aligned rows and planes. A plane stride of 0 (one matrix for every problem) counts as one plane
-// where `shared_planes` allows it (b; the kernels read one plane of a per problem).
-template <class T, int RANK>
-bool staged_operand(tile::View<const T, RANK> view, bool shared_planes = false) {
-  if constexpr (RANK == 3) {
-    if (view.stride[0] == 0 && view.extent[0] > 1) {
-      if (!shared_planes) return false;
-      view.extent[0] = 1;
-    }
-  }
-  return tile::tma_compatible(view);
-}
-
-// Whether the staged kernels can take a call: 16-bit inputs, c of their dtype, B as [N, K], K > 0, operands
-// the copy engine reads, and (GPU) a Hopper GPU.
-bool staged_batched_fits(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout) {
-  const bool sixteen_bit = a.dtype() == DType::bf16 || a.dtype() == DType::f16;
-  if (!sixteen_bit || c.dtype() != a.dtype() || b_layout != BLayout::nk || a.size(-1) == 0) return false;
-  const bool operands = a.ndim() == 3 ? staged_operand(as_view<const uint16_t, 3>(a)) : staged_operand(as_rows<const uint16_t>(a));
-  if (!operands || !staged_operand(as_view<const uint16_t, 3>(b), true)) return false;
-#if defined(__CUDACC__)
-  if (!tile::cuda::device_is_hopper()) return false;
-#endif
-  return true;
-}
-
-constexpr int kStagedBm = 128, kStagedBn = 128, kStagedBk = 64;
-
 // b as a stack of planes for the copy engine: one plane when its batch stride is 0.
 template <class T>
 tile::View3<const T> planes(const Tensor& b, bool& shared) {
@@ -106,6 +77,25 @@ tile::View3<const T> planes(const Tensor& b, bool& shared) {
   }
   return v;
 }
+
+// Whether the staged kernels can take a call: 16-bit inputs, c of their dtype, B as [N, K], K > 0, operands
+// the copy engine reads, and (GPU) a Hopper GPU.
+bool staged_batched_fits(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout) {
+  const bool sixteen_bit = a.dtype() == DType::bf16 || a.dtype() == DType::f16;
+  if (!sixteen_bit || c.dtype() != a.dtype() || b_layout != BLayout::nk || a.size(-1) == 0) return false;
+  // The copy engine reads 16-byte aligned rows and planes; a's planes one per problem (no batch stride 0), b's
+  // possibly one for all.
+  const bool a_ok = a.ndim() == 3 ? (a.size(0) == 1 || a.stride(0) != 0) && tile::tma_compatible(as_view<const uint16_t, 3>(a))
+                                  : tile::tma_compatible(as_rows<const uint16_t>(a));
+  bool b_shared = false;
+  if (!a_ok || !tile::tma_compatible(planes<uint16_t>(b, b_shared))) return false;
+#if defined(__CUDACC__)
+  if (!tile::cuda::device_is_hopper()) return false;
+#endif
+  return true;
+}
+
+constexpr int kStagedBm = 128, kStagedBn = 128, kStagedBk = 64;
 
 template <class T>
 void launch_bmm_staged(const BmmArgs& a, const dispatch::Options& opt) {
