@@ -7,6 +7,8 @@
 
 #if defined(__CUDACC__)
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #define TESSERA_HD __host__ __device__ __forceinline__
 #else
 #define TESSERA_HD inline
@@ -98,20 +100,14 @@ TESSERA_HD float to_float(bf16 x) { return detail::bits_float(uint32_t(x.bits) <
 // and its loop over subnormals); both give the same values.
 TESSERA_HD float to_float(f16 x) {
 #if defined(__CUDA_ARCH__)
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.bits));
-  return f;
+  return __half2float(__ushort_as_half(x.bits));
 #else
   return detail::widen<5, 10, false>(x.bits);
 #endif
 }
 TESSERA_HD float to_float(fp8_e4m3 x) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-  uint32_t pair;  // e4m3x2 -> f16x2, the byte in the low half
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(pair) : "h"(uint16_t(x.bits)));
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(uint16_t(pair & 0xffffu)));
-  return f;
+  return __half2float(__half(__nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(x.bits), __NV_E4M3)));
 #else
   return detail::widen<4, 3, true>(x.bits);
 #endif
@@ -133,9 +129,7 @@ template <> TESSERA_HD bf16 from_float<bf16>(float f) {
 }
 template <> TESSERA_HD f16 from_float<f16>(float f) {
 #if defined(__CUDA_ARCH__)
-  uint16_t h;  // round to nearest even, as the software form
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return f16{h};
+  return f16{__half_as_ushort(__float2half_rn(f))};  // round to nearest even, as the software form
 #else
   return f16{uint16_t(detail::narrow<5, 10, false>(f))};
 #endif

@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -288,10 +289,9 @@ __device__ __forceinline__ Tile<To, L> cast(const Tile<T, L>& t) {
 #pragma unroll
     for (int e = 0; e < L::size; e += 2) {
       const uint16_t bytes = uint16_t(t.v[e].bits | (uint32_t(t.v[e + 1].bits) << 8));
-      uint32_t halves;
-      asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(halves) : "h"(bytes));
-      asm("cvt.f32.f16 %0, %1;" : "=f"(out.v[e]) : "h"(uint16_t(halves & 0xffffu)));
-      asm("cvt.f32.f16 %0, %1;" : "=f"(out.v[e + 1]) : "h"(uint16_t(halves >> 16)));
+      const float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(bytes), __NV_E4M3)));
+      out.v[e] = f.x;
+      out.v[e + 1] = f.y;
     }
 #else
 #pragma unroll
