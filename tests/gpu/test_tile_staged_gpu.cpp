@@ -80,6 +80,33 @@ Tensor expected_window(const Window& like, const std::vector<float>& values, int
                                        << ", want " << w[size_t(first)];
 }
 
+class StoreThrough : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(TileStagedGpu, StoreThrough, ::testing::Range(0, kNumStoreThroughConfigs));
+
+// Accumulator tiles stored through a resident tile into planes of a stack (attention's output): each tile
+// exact, clipped to its plane (a tile that overhangs the last plane writes nothing past it).
+TEST_P(StoreThrough, WritesEveryPlaneExactlyAndNothingOutside) {
+  const bool gpu_here = cuda_available();
+  const StoreThroughConfig& s = kStoreThroughConfigs[GetParam()];
+  const DType dt = dtype_of(s.dtype);
+  for (auto [planes, rows] : {std::pair<int64_t, int64_t>{1, 128}, {1, 1}, {1, 127}, {1, 300}, {3, 128}, {3, 200}}) {
+    SCOPED_TRACE(std::string(s.why) + ", " + std::to_string(planes) + " planes of " + std::to_string(rows) + " rows");
+    const Tensor src = random_tensor({planes * rows, s.d}, DType::f32, Device::cpu(), -3.f, 3.f);
+    const Tensor want = expected_window(window(planes * rows, s.d, dt, Device::cpu()), floats(src), planes * rows, s.d, dt);
+
+    Window host = window(planes * rows, s.d, dt, Device::cpu());
+    ASSERT_TRUE(tile_host::store_through_tiles(GetParam(), src, host.view, planes));
+    EXPECT_TRUE(same_window(host.buffer, want, planes * rows, s.d)) << "host mode";
+
+    if (!gpu_here) continue;
+    Window gpu = window(planes * rows, s.d, dt, Device::cuda());
+    if (!tile_cuda::store_through_tiles(GetParam(), src.to(Device::cuda()), gpu.view, planes))
+      GTEST_SKIP() << "skipped: not a Hopper GPU";
+    EXPECT_TRUE(same_window(gpu.buffer.to(Device::cpu()), want, planes * rows, s.d)) << "GPU";
+  }
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
 class StoreAsync : public ::testing::TestWithParam<int> {};
 INSTANTIATE_TEST_SUITE_P(TileStagedGpu, StoreAsync, ::testing::Range(0, kNumStoreConfigs));
 

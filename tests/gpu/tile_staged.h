@@ -8,6 +8,8 @@ namespace tessera::tile_staged_tests {
 #define TESSERA_TILE_STAGED_RUNNERS                                                                      \
   /* dst = cast(src) (+ add, or + dst in place) tile by tile through the copy engine (kStoreConfigs[config]) */ \
   bool store_async_tiles(int config, const Tensor& src, const Tensor& dst, const Tensor& add);            \
+  /* dst [planes * rows, D] = cast(src) plane by plane through the resident tile (kStoreThroughConfigs) */ \
+  bool store_through_tiles(int config, const Tensor& src, const Tensor& dst, int64_t planes);            \
   /* c = a @ b^T (a [M, K], b [N, K] bf16; c [M, N] f32), kMmaConfigs[config], at most max_blocks blocks */ \
   bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks);     \
   /* kSlicedConfigs[config]: q [rows <= 16, D], k and v [4 C NK, D] / [4 C NK, DV] bf16; the f32 outputs */ \

@@ -38,6 +38,38 @@ struct StoreAsyncTiles {
   }
 };
 
+// Every 128 x D tile of each plane of `src` (fp32 [planes, rows, D]) goes through the consumers' accumulator
+// layout, is cast to T and stored through the copy engine into the same place of that plane of dst, staged in
+// the block's resident tile (first loaded from dst, as attention's query tile is): dst = T(src) exactly, the
+// tile clipped to its plane. A block's resident tile holds the tile afterwards.
+template <class T, int D>
+struct StoreThroughTiles {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 64, 64>>;  // never filled: nothing is streamed
+  using Resident = tile::Stage<tile::SharedTile<T, 128, D>>;
+  using Pipe = tile::PipelineShape<Stage, 1, 2, tile::Consumers::cooperative, Resident>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::View3<const float> src;
+    tile::TmaTensor<T, 128, D, 3> tiles;                     // dst, read into the resident tile
+    tile::TmaTensor<T, 16, int(128 / sizeof(T)), 3> boxes;  // dst, written
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t plane = blk.bid(1);
+    const tile::Coord at{blk.bid(0) * 128, 0};
+    auto pipe = make_pipeline<Pipe>(blk);
+    pipe.load_resident([&](Resident& r) { load_async(blk, r.a, p.tiles, plane, at); });
+    pipe.producer(0, [&](Stage&, int64_t) {});
+    pipe.consumers([&] {
+      const auto staging = pipe.resident().a;
+      const auto tile = load_like(blk, mma_accumulator<128, D>(pipe), p.src[plane], at);
+      pipe.store_async(blk, p.boxes, plane, at, cast<T>(tile), staging);
+      pipe.release_resident();
+    });
+  }
+};
+
 // C = A @ B^T through the whole staged path: K in 64-wide stages, B's tiles loaded by the blocks of a cluster
 // together (load_async_multicast), C stored through the copy engine (or from registers where COPY_ENGINE is
 // false). The test picks A and B so that C is exact in fp32. The accumulator starts as NaN and the first
@@ -207,6 +239,14 @@ inline constexpr StoreConfig kStoreConfigs[] = {
     {64, 64, 1, false, 1, 2, "64 x 64 f16 adding in place, one warpgroup"},
 };
 inline constexpr int kNumStoreConfigs = int(sizeof(kStoreConfigs) / sizeof(kStoreConfigs[0]));
+
+struct StoreThroughConfig { int d, dtype; const char* why; };
+inline constexpr StoreThroughConfig kStoreThroughConfigs[] = {
+    {64, 0, "bf16, head dim 64"},
+    {128, 0, "bf16, head dim 128"},
+    {256, 1, "f16, head dim 256 (four panels)"},
+};
+inline constexpr int kNumStoreThroughConfigs = int(sizeof(kStoreThroughConfigs) / sizeof(kStoreThroughConfigs[0]));
 
 struct MmaConfig { int bm, bn, stages, consumers; bool pingpong; int cluster; bool copy_engine; const char* why; };
 inline constexpr MmaConfig kMmaConfigs[] = {

@@ -22,6 +22,15 @@ bool staged_pipeline_runs() {
   return true;
 #endif
 }
+// [planes * rows, D] as a stack of `planes` matrices of rows.
+template <class T>
+tile::View3<const T> stacked(const tile::View2<const T>& rows, int64_t planes) {
+  tile::View3<const T> v;
+  v.data = rows.data;
+  v.extent[0] = planes; v.extent[1] = rows.extent[0] / planes; v.extent[2] = rows.extent[1];
+  v.stride[0] = v.extent[1] * rows.stride[0]; v.stride[1] = rows.stride[0]; v.stride[2] = rows.stride[1];
+  return v;
+}
 }  // namespace
 
 bool store_async_tiles(int config, const Tensor& src, const Tensor& dst, const Tensor& add) {
@@ -38,6 +47,22 @@ bool store_async_tiles(int config, const Tensor& src, const Tensor& dst, const T
     // Fewer blocks than tiles, so that blocks store several.
     const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(3, p.schedule.count()));
     tile::active::launch<K>({blocks}, p, nullptr);
+  });
+  return true;
+}
+
+bool store_through_tiles(int config, const Tensor& src, const Tensor& dst, int64_t planes) {
+  if (!staged_pipeline_runs()) return false;
+  with_index<kNumStoreThroughConfigs>(config, [&](auto index) {
+    constexpr StoreThroughConfig S = kStoreThroughConfigs[decltype(index)::value];
+    using T = std::conditional_t<S.dtype == 0, bf16, f16>;
+    using K = StoreThroughTiles<T, S.d>;
+    typename K::Params p{};
+    p.src = stacked(ops::as_rows<const float>(src), planes);
+    const auto planes_of_dst = stacked(ops::as_rows<const T>(dst), planes);
+    p.tiles = tile::active::make_tma_tensor<128, S.d>(planes_of_dst);
+    p.boxes = tile::active::make_tma_tensor<16, int(128 / sizeof(T))>(planes_of_dst);
+    tile::active::launch<K>({(planes_of_dst.extent[1] + 127) / 128, planes}, p, nullptr);
   });
   return true;
 }

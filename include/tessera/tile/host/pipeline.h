@@ -124,6 +124,15 @@ class Pipeline {
     matrix.view = dst.view[plane];
     store_async(blk, matrix, at, t);
   }
+  // See the CUDA pipeline: the same, staged in `through` (a shared tile of the tile's shape that its consumers
+  // no longer read), which holds the tile afterwards as on the GPU.
+  template <class T, int BR, int BC, int M, int N>
+  void store_async(const Block& blk, const TmaTensor<T, BR, BC, 3>& dst, int64_t plane, Coord at, const Tile<T, M, N>& t,
+                   const SharedTile<T, M, N>& through) {
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c) through.data[int64_t(r) * N + c] = t(r, c);
+    store_async(blk, dst, plane, at, t);
+  }
   // See the CUDA pipeline: T(t + add), add read at the same place (it may be dst itself).
   template <class T, int BR, int BC, int M, int N>
   void store_async(const Block& blk, const TmaTensor<T, BR, BC>& dst, Coord at, const Tile<float, M, N>& t,

@@ -375,6 +375,56 @@ class Pipeline {
     store_boxes<false>(dst, at, t, dst, int32_t(plane));
   }
 
+  // The same through `through`, a shared tile of the tile's shape that its consumers no longer read (attention's
+  // query tile after the last product), instead of the pipeline's staging buffers, which a kernel whose shared
+  // memory is full of stages cannot spare. Each warp writes its 16 rows of every 128-byte panel into their place
+  // in `through` (swizzled as the tensor maps expect), and its first lane hands them to the copy engine as boxes
+  // of 16 rows x 128 bytes and waits until they have been read, so that `through` may be released or the block
+  // end right after. Warps need not wait for each other. Against stores from registers: whole lines instead of
+  // 4-byte pieces scattered over 8 rows an instruction, and the block's last instructions no longer wait on them.
+  template <int TH, class T, int BR, int BC, int M, int N, int C>
+  __device__ void store_async(const Block<TH>&, const TmaTensor<T, BR, BC, 3>& dst, int64_t plane, Coord at,
+                              const Tile<T, WgmmaAcc<M, N, C>>& t, const SharedTile<T, M, N>& through) {
+    static_assert(BR == 16 && BC * sizeof(T) == 128 && N % BC == 0, "boxes of 16 rows x 128 bytes");
+    if constexpr (ROLE == Role::consumer) {
+      using L = WgmmaAcc<M, N, C>;
+      const int w = hopper::thread_in_warpgroup() / 32, l = hopper::lane();
+      const int first_row = L::first_row() + 16 * w;  // a shuffle: the whole warp takes it
+      unsigned char* panels = reinterpret_cast<unsigned char*>(through.data);
+#pragma unroll
+      for (int s = 0; s < L::slices; ++s)
+#pragma unroll
+        for (int q = 0; q < N / BC; ++q)
+#pragma unroll
+          for (int j = 0; j < BC / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int e = s * L::per_slice + (q * (BC / 8) + j) * 4 + 2 * h;
+              const int r = first_row + 64 * s + l / 4 + 8 * h;  // r % 8 == l / 4
+              const int byte = (8 * j + 2 * (l % 4)) * int(sizeof(T));
+              const int swizzled = ((byte / 16) ^ (l / 4)) * 16 + byte % 16;
+              *reinterpret_cast<detail::pair_of<T>*>(panels + (q * M + r) * 128 + swizzled) = {t.v[e], t.v[e + 1]};
+            }
+      hopper::fence_proxy_async_shared();
+      __syncwarp();
+      if (l == 0) {
+#pragma unroll
+        for (int s = 0; s < L::slices; ++s)
+#pragma unroll
+          for (int q = 0; q < N / BC; ++q) {
+            const int r = first_row + 64 * s;
+            hopper::tma_store_3d(&dst.descriptor, panels + (q * M + r) * 128, int32_t(at.col + q * BC),
+                                 int32_t(at.row + r), int32_t(plane));
+          }
+        hopper::bulk_commit();
+        hopper::bulk_wait_read<0>();
+      }
+      __syncwarp();
+    } else {
+      (void)dst; (void)plane; (void)at; (void)t; (void)through;
+    }
+  }
+
   // Stores T(t + add), `add` read at the same place (an epilogue's residual): the copy engine first loads each
   // box of `add` into the staging buffer the box of the sum then leaves from, and each thread adds its own
   // elements there, in fp32, before the one rounding to T. `add` may be `dst` itself (a residual added in
