@@ -28,6 +28,9 @@ def main():
     p.add_argument("--cudnn", action="store_true", help="also time SDPA's cuDNN backend")
     p.add_argument("--once", action="store_true", help="one call after a warm-up, no timing (for ncu)")
     p.add_argument("--fp8", action="store_true", help="fmha_fp8 on e4m3 inputs (and the bf16 fmha beside it)")
+    p.add_argument("--o-layout", choices=["bhsd", "bshd"], default="bhsd",
+                   help="o as [B, H, S, D] (stored through the copy engine) or a [B, S, H, D] tensor seen as "
+                        "[B, H, S, D] (not one stack of [S, D] planes: stored from registers)")
     p.add_argument("b", type=int)
     p.add_argument("h", type=int)
     p.add_argument("s", type=int)
@@ -36,6 +39,8 @@ def main():
     ts = Tessera(a.lib)
     q, k, v = (torch.randn(a.b, a.h, a.s, a.d, dtype=torch.bfloat16, device="cuda") for _ in range(3))
     o = torch.empty_like(q)
+    if a.o_layout == "bshd":
+        o = torch.empty(a.b, a.s, a.h, a.d, dtype=q.dtype, device="cuda").transpose(1, 2)
     call = lambda q, k, v, o: ts.call("tessera_fmha", q, k, v, o, None, 0.0, int(a.causal), ctypes.c_int64(-1), 0.0)
     call(q, k, v, o)  # the first call tunes
     torch.cuda.synchronize()
@@ -49,7 +54,7 @@ def main():
     ref = F.scaled_dot_product_attention(q, k, v, is_causal=a.causal)
     err = float((o.float() - ref.float()).abs().max())
     t = bench_graph(call, [(q, k, v, o)]) or bench(call, [(q, k, v, o)], warmup=3, reps=20)
-    line = f"fmha B {a.b} H {a.h} S {a.s} D {a.d}{' causal' if a.causal else ''}: {t:.1f} us, {flops / t / 1e6:.1f} TFLOP/s"
+    line = f"fmha B {a.b} H {a.h} S {a.s} D {a.d}{' causal' if a.causal else ''} o {a.o_layout}: {t:.1f} us, {flops / t / 1e6:.1f} TFLOP/s"
     if a.cudnn:
         def sdpa(q, k, v, o):
             with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):

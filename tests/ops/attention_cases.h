@@ -582,17 +582,21 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
                               {1, 4, 4, 700, 700, d, d, {0.f, false, -1, 0.f}}};
     const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, d, d, {0.f, true, -1, 0.f}, 2},
                                  {{700, 129}, {700, 300}, 8, 2, d, d, {0.f, true, -1, 0.f}, 3}};
-    for (const char* name : names) {
-      SCOPED_TRACE(std::string("configuration ") + name + ", head dim " + std::to_string(d));
-      at::force("fmha", name);
-      at::force("fmha_varlen", name);
-      for (DType dt : {DType::bf16, DType::f16}) {
-        for (const auto& c : dense)
-          if (long_cases || c.Sq * c.Sk < 100000) check_fmha(dev, backend, dt, c);
-        for (const auto& c : packed)
-          if (long_cases || c.sq[0] < 500) check_fmha_varlen(dev, backend, dt, c);
+    // fmha offers each configuration also as a persistent grid (blocks that run several work items in turn).
+    for (const char* name : names)
+      for (const bool persistent : {false, true}) {
+        const std::string fmha_name = std::string(name) + (persistent ? "_persistent" : "");
+        SCOPED_TRACE("configuration " + fmha_name + ", head dim " + std::to_string(d));
+        at::force("fmha", fmha_name);
+        at::force("fmha_varlen", name);
+        for (DType dt : {DType::bf16, DType::f16}) {
+          for (const auto& c : dense)
+            if (long_cases || c.Sq * c.Sk < 100000) check_fmha(dev, backend, dt, c);
+          if (!persistent)
+            for (const auto& c : packed)
+              if (long_cases || c.sq[0] < 500) check_fmha_varlen(dev, backend, dt, c);
+        }
       }
-    }
   }
   at::force("fmha", "");
   at::force("fmha_varlen", "");

@@ -9,7 +9,8 @@
 //     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
 //     o = o exp2(m - m_new) + p @ V_j                      -- p cast to the input type, still in registers
 //   (m moves only where a tile's max passes it by a margin: online_softmax.tile.h)
-//   O[q0 ..] = o / l;  lse = (m + log2 l) ln 2
+//   O[q0 ..] = o / l;  lse = (m + log2 l) ln 2         -- O through the query tile's shared memory and the
+//                                                        copy engine where it can write O
 //
 // Scheduled as FlashAttention-3 does: p_j @ V_j is issued together with the next tile's q @ K_{j+1}^T, so
 // the softmax of tile j + 1 runs while the tensor cores finish tile j's values, and the two consumer
@@ -43,17 +44,27 @@ struct StagedAttentionShape {
   using Pipe = tile::PipelineShape<Stage, STAGES, consumers, tile::Consumers::cooperative, QueryTile>;
   using Keys = tile::TmaTensor<T, BN, D, 3>;      // K or V as [planes, rows, D]
   using Queries = tile::TmaTensor<T, bm, D, 3>;   // Q as [planes, rows, D]
+  using Outputs = tile::TmaTensor<T, 16, int(128 / sizeof(T)), 3>;  // O as [planes, rows, D], in store boxes
+};
+
+// Where a block's output rows go: plane `plane` of `boxes` through the copy engine (staged in the query
+// tile's shared memory, which the block no longer reads), or, without boxes, o_rows from registers.
+template <class Shape>
+struct OutputPlane {
+  const typename Shape::Outputs* boxes = nullptr;
+  int64_t plane = 0;
 };
 
 // Attends query rows [q0, q0 + BM) of a sequence's Sq queries (rows q_row0 + q0 .. of plane q_plane of q) to
 // the Sk keys and values that start at row key_row0 of plane `plane` of k and v, bottom-right aligned. Writes
 // those rows of o_rows [Sq, D] and, when has_lse, of lse_rows [Sq, 1].
-template <class Shape, class Block, class T>
-TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Queries& q, int64_t q_plane, int64_t q_row0,
+template <class Shape, class Block, class Pipe, class T>
+TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const typename Shape::Queries& q, int64_t q_plane, int64_t q_row0,
                                           const typename Shape::Keys& k, const typename Shape::Keys& v, int64_t plane,
                                           int64_t key_row0, int64_t Sk, const tile::View2<T>& o_rows,
                                           const tile::View2<float>& lse_rows, bool has_lse, int64_t q0,
-                                          const MaskParams& mask, float out_scale = 1.f) {
+                                          const MaskParams& mask, float out_scale = 1.f,
+                                          OutputPlane<Shape> out = {}) {
   constexpr int BM = Shape::bm, BN = Shape::bn, D = Shape::d;
   using Stage = typename Shape::Stage;
   const int64_t Sq = o_rows.extent[0], offset = Sk - Sq;
@@ -64,10 +75,15 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
   if (mask.window_left >= 0 && q0 + offset - mask.window_left > 0) k_begin = (q0 + offset - mask.window_left) / BN * BN;
   const int64_t tiles = k_end > k_begin ? (k_end - k_begin + BN - 1) / BN : 0;
 
-  auto pipe = make_pipeline<typename Shape::Pipe>(blk);
-  pipe.load_resident([&](typename Shape::QueryTile& r) { load_async(blk, r.a, q, q_plane, {q_row0 + q0, 0}); });
+  // The queries follow the first key tile: in a persistent block that tile loads while the previous work
+  // item's consumers still hold their query tile (for its last products and its output).
+  auto load_queries = [&] {
+    pipe.load_resident([&](typename Shape::QueryTile& r) { load_async(blk, r.a, q, q_plane, {q_row0 + q0, 0}); });
+  };
+  if (tiles == 0) load_queries();
   pipe.producer(2 * tiles, [&](Stage& s, int64_t i) {  // K_0, V_0, K_1, V_1, ...
     load_async(blk, s.a, i % 2 == 0 ? k : v, plane, {key_row0 + k_begin + (i / 2) * BN, 0});
+    if (i == 0) load_queries();
   });
   pipe.consumers([&] {
     auto o = mma_accumulator<BM, D>(pipe);
@@ -136,14 +152,18 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, const typename Shape::Quer
       mma_wait(o);
       pipe.release(values);
     }
+    const auto o_final = cast<T>(o * (inverse_sum(l) * out_scale));
+    if (out.boxes) pipe.store_async(blk, *out.boxes, out.plane, {q0, 0}, o_final, q_tile);
+    else store(blk, o_rows, {q0, 0}, o_final);
     pipe.release_resident();
-    store(blk, o_rows, {q0, 0}, cast<T>(o * (inverse_sum(l) * out_scale)));
     if (has_lse) store(blk, lse_rows, {q0, 0}, log_sum_exp(m, l));
   });
 }
 
-// Grid (ceil(Sq / BM), Hq, B). q [B, Hq, Sq, D], o [B, Hq, Sq, D], lse [B, Hq, Sq, 1]; K and V as
-// [B * Hkv, Sk, D] planes.
+// Work items: (query tile, head) pairs, a head's query tiles one after another (they share its keys and values
+// in L2), taken by a grid of blocks that each run several in turn (persistent: the next item's first key tile
+// loads under the current one's last steps, and no block starts cold) or one each. q [B, Hq, Sq, D],
+// o [B, Hq, Sq, D], lse [B, Hq, Sq, 1]; K and V as [B * Hkv, Sk, D] planes.
 template <class T, int D, int BN, int STAGES>
 struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
   using Shape = StagedAttentionShape<T, D, BN, STAGES>;
@@ -158,14 +178,23 @@ struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
     int64_t kv_heads, group;
     MaskParams mask;
     float out_scale = 1.f;  // o's factor (fmha_fp8: v's scale)
+    typename Shape::Outputs o_boxes;  // o as [B * Hq, Sq, D] planes, when o_by_copy_engine
+    bool o_by_copy_engine = false;
+    tile::TileSchedule items;  // rows: query tiles; columns: heads (b Hq + h); a group holds all of a head's tiles
   };
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t h = blk.bid(1), b = blk.bid(2), heads = p.o.extent[1];
-    const int64_t q0 = query_tile_row(blk.bid(0), p.o.extent[2], Shape::bm, p.mask.causal);
-    attend_query_tile_staged<Shape>(blk, p.q, b * heads + h, 0, p.k, p.v, b * p.kv_heads + h / p.group, 0,
-                                    p.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale);
+    auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+    const int64_t heads = p.o.extent[1];
+    for (const tile::TileIndex item : persistent_tiles(blk, p.items)) {
+      const int64_t bh = item.col, b = bh / heads, h = bh % heads;
+      const int64_t q0 = query_tile_row(item.row, p.o.extent[2], Shape::bm, p.mask.causal);
+      OutputPlane<Shape> out;
+      if (p.o_by_copy_engine) out = {&p.o_boxes, bh};
+      attend_query_tile_staged<Shape>(blk, pipe, p.q, bh, 0, p.k, p.v, b * p.kv_heads + h / p.group, 0,
+                                      p.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale, out);
+    }
   }
 };
 
@@ -196,7 +225,8 @@ struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
     if (blk.bid(0) * Shape::bm >= q_end - q_begin) return;
     const int64_t q0 = query_tile_row(blk.bid(0), q_end - q_begin, Shape::bm, p.mask.causal);
     const int64_t d = p.o.extent[2];
-    attend_query_tile_staged<Shape>(blk, p.q, h, q_begin, p.k, p.v, h / p.group, k_begin, k_end - k_begin,
+    auto pipe = make_pipeline<typename Shape::Pipe>(blk);
+    attend_query_tile_staged<Shape>(blk, pipe, p.q, h, q_begin, p.k, p.v, h / p.group, k_begin, k_end - k_begin,
                                     p.o[h].window(q_begin, 0, q_end - q_begin, d),
                                     p.lse[h].window(q_begin, 0, q_end - q_begin, 1), p.has_lse, q0, p.mask);
   }
