@@ -14,6 +14,8 @@
 // (8192 columns: 3 blocks 80% of copy, 2 blocks 67%, 4 blocks 73%; 4096: 6 blocks 82%, 4 blocks 73%; session
 // 25). Capped harder with them loaded early it lost badly (spills of ~240 bytes: 20% of copy).
 #pragma once
+#include <type_traits>
+
 #include "ops/common/views.h"
 #include "ops/norm/args.h"
 #include "ops/norm/layer_norm.tile.h"
@@ -48,9 +50,9 @@ void launch_rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
   tile::active::launch<K>({(rows + ROWS - 1) / ROWS}, p, opt.stream);
 }
 
-template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS, bool FULL_ROWS = false>
 void launch_layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
-  using K = tile::MinBlocksPerSm<kernels::LayerNorm<X, Y, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
+  using K = tile::MinBlocksPerSm<kernels::LayerNorm<X, Y, ROWS, COLS, THREADS, ONE_PASS, FULL_ROWS>, MIN_BLOCKS>;
   typename K::Params p{};
   p.x = as_rows<const X>(a.x);
   p.weight = as_rows<const Y>(a.weight.reshape({1, a.weight.numel()}));
@@ -85,7 +87,11 @@ void layer_norm(const LayerNormArgs& a, const dispatch::Options& opt) {
     // An fp32 row takes twice the registers of a 16-bit one: under the hints measured for 16-bit rows it
     // spills (500 bytes a thread at 8192 columns), so it keeps the looser ones.
     constexpr bool wide = sizeof(X) == 4;
-    if (n <= 1024) launch_layer_norm<X, Y, 4, 1024, 128, true, 1>(a, opt);
+    // f16 rows of exactly 4096 or 8192 columns: a kernel of the unmasked path alone (LayerNorm's FULL_ROWS).
+    constexpr bool f16_rows = std::is_same_v<X, f16>;
+    if (f16_rows && n == 4096) launch_layer_norm<X, Y, 1, 4096, 128, true, 6, true>(a, opt);
+    else if (f16_rows && n == 8192) launch_layer_norm<X, Y, 1, 8192, 256, true, 3, true>(a, opt);
+    else if (n <= 1024) launch_layer_norm<X, Y, 4, 1024, 128, true, 1>(a, opt);
     else if (n <= 4096) launch_layer_norm<X, Y, 1, 4096, 128, true, wide ? 4 : 6>(a, opt);
     else if (n <= 8192) launch_layer_norm<X, Y, 1, 8192, 256, true, wide ? 2 : 3>(a, opt);
     else launch_layer_norm<X, Y, 1, 8192, 256, false, 1>(a, opt);
