@@ -107,11 +107,12 @@ bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt, float out_scal
         tile::View3<const T> o_planes;
         p.o_by_copy_engine = batch_head_planes(a.o, o_planes) && tile::tma_store_compatible(o_planes);
         if (p.o_by_copy_engine) p.o_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(T)>(o_planes);
-        // A head's query tiles one after another, so that the blocks running at once share its keys and values
-        // in L2; causal: every head's heaviest tile first (query_tile_row), then every head's next, so that
-        // the blocks of a persistent grid, which take work items in turn, get as much work each.
+        // A head's query tiles one after another (causal: heaviest first, query_tile_row), so that the blocks
+        // running at once share its keys and values in L2. Causal items in weight order across heads instead
+        // (every head's heaviest tile, then every head's next) read each head's keys once per query tile from
+        // memory: 16 x 16 x 1k x 128 causal ran at 0.61x cuDNN on an H100 that way (0.78x on an H200; session 37).
         const int64_t q_tiles = (Sq + Shape::bm - 1) / Shape::bm;
-        p.items = {q_tiles, B * Hq, a.params.causal ? 1 : q_tiles, 1, 1};
+        p.items = {q_tiles, B * Hq, q_tiles, 1, 1};
         const int64_t items = p.items.count();
         tile::active::launch<K>({persistent ? tile::active::persistent_blocks<K>(items) : items}, p, opt.stream);
       };
