@@ -110,6 +110,41 @@ int main(int argc, char** argv) {
   if (matmul(&ta, &tb, &tc, 0, nullptr, 0, 1.f, nullptr, nullptr) != 0) { std::fprintf(stderr, "%s\n", last_error()); return 1; }
   report("tessera_matmul 16x256x256 bf16", [&] { matmul(&ta, &tb, &tc, 0, nullptr, 0, 1.f, nullptr, nullptr); });
 
+  // fmha (session 38): the staged prefill kernel's host work (tensor maps of q, k, v and o, the tuner's choice,
+  // the launch); B 1 x 2 heads x 256 tokens x 128 runs in a few microseconds, so back to back is host bound.
+  auto fmha = sym<decltype(&tessera_fmha)>(lib, "tessera_fmha");
+  auto matmul_big = [&](int64_t M, int64_t N, int64_t K, const char* what) {
+    void *a2, *b2, *c2;
+    cudaMalloc(&a2, M * K * 2); cudaMalloc(&b2, N * K * 2); cudaMalloc(&c2, M * N * 2);
+    cudaMemset(a2, 0x3c, M * K * 2); cudaMemset(b2, 0x3c, N * K * 2);
+    int64_t a_s[2] = {M, K}, b_s[2] = {N, K}, c_s[2] = {M, N};
+    tessera_tensor t_a{a2, TESSERA_BF16, TESSERA_CUDA, 0, 2, a_s, nullptr};
+    tessera_tensor t_b{b2, TESSERA_BF16, TESSERA_CUDA, 0, 2, b_s, nullptr};
+    tessera_tensor t_c{c2, TESSERA_BF16, TESSERA_CUDA, 0, 2, c_s, nullptr};
+    if (matmul(&t_a, &t_b, &t_c, 0, nullptr, 0, 1.f, nullptr, nullptr) != 0) { std::fprintf(stderr, "%s\n", last_error()); std::exit(1); }
+    report(what, [&] { matmul(&t_a, &t_b, &t_c, 0, nullptr, 0, 1.f, nullptr, nullptr); });
+  };
+  matmul_big(2048, 2048, 2048, "tessera_matmul 2048^3 bf16 (staged)");
+  for (const int64_t S : {256, 1024}) {
+    const int64_t B = S == 256 ? 1 : 16, H = S == 256 ? 2 : 16, D = 128;
+    void *dq, *dk, *dv, *dout;
+    const size_t bytes = size_t(B * H * S * D * 2);
+    cudaMalloc(&dq, bytes); cudaMalloc(&dk, bytes); cudaMalloc(&dv, bytes); cudaMalloc(&dout, bytes);
+    cudaMemset(dq, 0x3c, bytes); cudaMemset(dk, 0x3c, bytes); cudaMemset(dv, 0x3c, bytes);
+    int64_t qs[4] = {B, H, S, D};
+    tessera_tensor tq{dq, TESSERA_BF16, TESSERA_CUDA, 0, 4, qs, nullptr};
+    tessera_tensor tk{dk, TESSERA_BF16, TESSERA_CUDA, 0, 4, qs, nullptr};
+    tessera_tensor tv{dv, TESSERA_BF16, TESSERA_CUDA, 0, 4, qs, nullptr};
+    tessera_tensor to{dout, TESSERA_BF16, TESSERA_CUDA, 0, 4, qs, nullptr};
+    for (const int causal : {0, 1}) {
+      if (fmha(&tq, &tk, &tv, &to, nullptr, 0.f, causal, -1, 0.f, nullptr) != 0) { std::fprintf(stderr, "%s\n", last_error()); return 1; }
+      char what[96];
+      std::snprintf(what, sizeof what, "tessera_fmha %lldx%lldx%lldx%lld bf16%s", (long long)B, (long long)H, (long long)S,
+                    (long long)D, causal ? " causal" : "");
+      report(what, [&] { fmha(&tq, &tk, &tv, &to, nullptr, 0.f, causal, -1, 0.f, nullptr); });
+    }
+  }
+
   // The same rms_norm on CPU tensors (tile-host).
   std::vector<float> fx(rows * cols, 0.5f), fw(cols, 1.25f), fy(rows * cols);
   tessera_tensor cx{fx.data(), TESSERA_F32, TESSERA_CPU, 0, 2, xs, nullptr};

@@ -1,0 +1,213 @@
+// Launch shapes of the library's rms_norm and layer_norm kernels (bf16), timed against a device-to-device copy
+// of the same bytes in one run (session 38): on an H200 rms_norm ran at 88-93% of copy and layer_norm at 82-85%
+// at 16384 x 8192, against 97.5% and 95.9% on an H100 (bench/results/2026-11-28-h200-session37). The variants
+// are the library's kernels themselves under other threads per row, minimum blocks per multiprocessor (which cap
+// registers) and, for layer_norm, its unmasked-only form (FULL_ROWS); and rope's (88.9% on the H200) under other
+// heads a block. What it found (bench/results/2026-11-28-h200-session38/NOTES.md): every library shape is
+// already the fastest of these; the H200 gap is layer_norm's alone (84-85% of copy). A variant whose two sums
+// of the centred row crossed the warps together (a `row_sums` tile operation, not kept) ran as the plain one:
+// row_sums_not_kept.patch in that folder. Build here (after the library):
+//   nvcc -O3 -std=c++20 -I include -I src -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
+//     -Xcudafe --diag_suppress=177 -DNDEBUG bench/probes/row_op_launch_shapes.cu build/libtessera.a \
+//     -o .device/probe/row_op_launch_shapes
+// Run there: .device/probe/row_op_launch_shapes [name filter]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ops/norm/layer_norm.tile.h"
+#include "ops/norm/rms_norm.tile.h"
+#include "ops/rope/rope.tile.h"
+#include "random_bf16.h"
+#include "tessera/tile/tile.h"
+
+namespace probe {
+using namespace tessera;
+using tessera::bf16;
+using tile::View2;
+
+// Median of `reps` event-timed runs after 3 warm-ups, in microseconds. The input rotates over `copies` buffers
+// (together past the L2) so that no run reads what the one before left in the cache.
+double median_us(const std::function<void(int)>& f, int copies, int reps = 31) {
+  static cudaEvent_t a = nullptr, b = nullptr;
+  if (a == nullptr) { cudaEventCreate(&a); cudaEventCreate(&b); }
+  for (int i = 0; i < 3; ++i) f(i % copies);
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    cudaEventRecord(a);
+    f(i % copies);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms * 1000.f);
+  }
+  std::sort(t.begin(), t.end());
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) { std::printf("CUDA error: %s\n", cudaGetErrorString(e)); std::exit(1); }
+  return t[t.size() / 2];
+}
+
+struct Bench {
+  const char* filter;
+  std::string shape;
+  double copy_us = 0, bytes = 0;
+  int copies = 1;
+
+  // Kernel K with at least MB blocks per multiprocessor on `blocks` blocks; params(i) for input copy i.
+  template <class Kernel, int MB, class P>
+  void time(const std::string& name, int64_t blocks, const P& params) const {
+    using K = tile::MinBlocksPerSm<Kernel, MB>;
+    const std::string full = name + " " + shape;
+    if (filter != nullptr && full.find(filter) == std::string::npos) return;
+    const double us = median_us([&](int i) { tile::cuda::launch<K>({blocks}, params(i), nullptr); }, copies);
+    std::printf("%-56s %9.1f us  %6.2f TB/s  %5.1f%% of copy\n", full.c_str(), us, bytes / us * 1e-6, 100.0 * copy_us / us);
+  }
+  template <class Kernel, int MB, class P>
+  void time3(const std::string& name, tile::Grid grid, const P& params) const;
+};
+
+template <class Kernel, int MB, class P>
+void Bench::time3(const std::string& name, tile::Grid grid, const P& params) const {
+  using K = tile::MinBlocksPerSm<Kernel, MB>;
+  const std::string full = name + " " + shape;
+  if (filter != nullptr && full.find(filter) == std::string::npos) return;
+  const double us = median_us([&](int i) { tile::cuda::launch<K>(grid, params(i), nullptr); }, copies);
+  std::printf("%-56s %9.1f us  %6.2f TB/s  %5.1f%% of copy\n", full.c_str(), us, bytes / us * 1e-6, 100.0 * copy_us / us);
+}
+
+template <int COLS, int THREADS, int MB, class Args>
+void rms(Bench& bench, const char* name, const Args& args) {
+  using K = ops::kernels::RmsNorm<bf16, bf16, 1, COLS, THREADS, true>;
+  bench.time<K, MB>(name, args.rows, [&](int i) {
+    typename K::Params p{};
+    p.x = args.x(i);
+    p.weight = args.w;
+    p.y = args.y;
+    p.eps = 1e-5f;
+    return p;
+  });
+}
+
+template <int COLS, int THREADS, int MB, bool FULL, class Args>
+void ln(Bench& bench, const char* name, const Args& args) {
+  using K = ops::kernels::LayerNorm<bf16, bf16, 1, COLS, THREADS, true, FULL>;
+  bench.time<K, MB>(name, args.rows, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
+}
+
+// rope (neox, rotary = head dim 128) over rows x cols seen as [rows tokens, heads, 128], y apart from x.
+const int32_t* g_positions = nullptr;
+const float* g_inv_freq = nullptr;
+template <int HEADS, int THREADS, int MB, class Args>
+void rope(Bench& bench, const char* name, const Args& args, int64_t heads) {
+  using K = ops::kernels::Rope<bf16, HEADS, 64, THREADS>;
+  const int64_t tokens = args.rows * args.cols / (heads * 128);
+  bench.time3<K, MB>(name, {tokens, (heads + HEADS - 1) / HEADS}, [&](int i) {
+    typename K::Params p{};
+    p.x = {args.x(i).data, {tokens, heads, 128}, {heads * 128, 128, 1}};
+    p.y = {args.y.data, {tokens, heads, 128}, {heads * 128, 128, 1}};
+    p.rotary.pos32 = {g_positions, {tokens}, {1}};
+    p.rotary.inv_freq = {g_inv_freq, {1, 64}, {64, 1}};
+    p.rotary.rotary = 128;
+    p.copy_rest = false;
+    return p;
+  });
+}
+
+int run(const char* filter) {
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  std::printf("%s, %d SMs, %d MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  const size_t pool_bytes = size_t(3) << 28;  // 768 MB: three copies of 16384 x 8192 bf16
+  void *x = nullptr, *y = nullptr, *wb = nullptr;
+  cudaMalloc(&x, pool_bytes);
+  cudaMalloc(&y, size_t(1) << 28);
+  cudaMalloc(&wb, 16384 * 2 * 2);
+  fill_random_bf16(x, pool_bytes, 1, 2.f);
+  fill_random_bf16(wb, 16384 * 2 * 2, 2, 2.f);
+  {  // positions 0, 1, ... and the frequencies of rotary dim 128, base 10000
+    std::vector<int32_t> pos(16384 * 4);
+    for (size_t i = 0; i < pos.size(); ++i) pos[i] = int32_t(i % 8192);
+    std::vector<float> inv(64);
+    for (int i = 0; i < 64; ++i) inv[i] = float(std::pow(10000.0, -2.0 * i / 128));
+    void *dp = nullptr, *di = nullptr;
+    cudaMalloc(&dp, pos.size() * 4);
+    cudaMalloc(&di, inv.size() * 4);
+    cudaMemcpy(dp, pos.data(), pos.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(di, inv.data(), inv.size() * 4, cudaMemcpyHostToDevice);
+    g_positions = static_cast<const int32_t*>(dp);
+    g_inv_freq = static_cast<const float*>(di);
+  }
+
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16384, 8192}, {4096, 4096}}) {
+    const size_t one = size_t(rows * cols * 2);
+    struct Args {
+      int64_t rows, cols;
+      const bf16* base;
+      size_t one;
+      View2<bf16> y;
+      View2<const bf16> w, b;
+      View2<const bf16> x(int i) const { return {base + i * (one / 2), {rows, cols}, {cols, 1}}; }
+    } args{rows,
+           cols,
+           static_cast<const bf16*>(x),
+           one,
+           {static_cast<bf16*>(y), {rows, cols}, {cols, 1}},
+           {static_cast<const bf16*>(wb), {1, cols}, {cols, 1}},
+           {static_cast<const bf16*>(wb) + 16384, {1, cols}, {cols, 1}}};
+    Bench bench{filter};
+    bench.copies = int(std::min<size_t>(pool_bytes / one, 8));
+    bench.bytes = double(one) * 2;
+    bench.copy_us = median_us([&](int i) { cudaMemcpyAsync(y, static_cast<const char*>(x) + i * one, one, cudaMemcpyDeviceToDevice); },
+                              bench.copies);
+    bench.shape = std::to_string(rows) + "x" + std::to_string(cols);
+    std::printf("== %s bf16, copy %.1f us (%.2f TB/s), %d input copies\n", bench.shape.c_str(), bench.copy_us,
+                bench.bytes / bench.copy_us * 1e-6, bench.copies);
+    if (cols == 8192) {
+      rms<8192, 256, 3>(bench, "rms_norm 256t mb3 (library)", args);
+      rms<8192, 256, 4>(bench, "rms_norm 256t mb4", args);
+      rms<8192, 512, 2>(bench, "rms_norm 512t mb2", args);
+      rms<8192, 512, 3>(bench, "rms_norm 512t mb3", args);
+      rms<8192, 1024, 1>(bench, "rms_norm 1024t mb1", args);
+      rms<8192, 1024, 2>(bench, "rms_norm 1024t mb2", args);
+      ln<8192, 256, 3, false>(bench, "layer_norm 256t mb3 (library)", args);
+      ln<8192, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
+      ln<8192, 256, 4, true>(bench, "layer_norm 256t mb4 full", args);
+      ln<8192, 512, 2, true>(bench, "layer_norm 512t mb2 full", args);
+      ln<8192, 512, 3, true>(bench, "layer_norm 512t mb3 full", args);
+      ln<8192, 1024, 1, true>(bench, "layer_norm 1024t mb1 full", args);
+      ln<8192, 1024, 2, true>(bench, "layer_norm 1024t mb2 full", args);
+      rope<32, 64, 8>(bench, "rope 32 heads 64t mb8 (library)", args, 64);
+      rope<32, 64, 16>(bench, "rope 32 heads 64t mb16", args, 64);
+      rope<64, 128, 4>(bench, "rope 64 heads 128t mb4", args, 64);
+      rope<64, 128, 8>(bench, "rope 64 heads 128t mb8", args, 64);
+      rope<64, 64, 8>(bench, "rope 64 heads 64t mb8", args, 64);
+      rope<16, 32, 16>(bench, "rope 16 heads 32t mb16", args, 64);
+    } else {
+      rope<32, 64, 8>(bench, "rope 32 heads 64t mb8 (library)", args, 32);
+      rope<32, 64, 16>(bench, "rope 32 heads 64t mb16", args, 32);
+      rope<32, 128, 4>(bench, "rope 32 heads 128t mb4", args, 32);
+      rope<16, 32, 16>(bench, "rope 16 heads 32t mb16", args, 32);
+      rms<4096, 128, 6>(bench, "rms_norm 128t mb6 (library)", args);
+      rms<4096, 128, 8>(bench, "rms_norm 128t mb8", args);
+      rms<4096, 256, 3>(bench, "rms_norm 256t mb3", args);
+      rms<4096, 256, 4>(bench, "rms_norm 256t mb4", args);
+      rms<4096, 512, 2>(bench, "rms_norm 512t mb2", args);
+      ln<4096, 128, 6, false>(bench, "layer_norm 128t mb6 (library)", args);
+      ln<4096, 128, 6, true>(bench, "layer_norm 128t mb6 full", args);
+      ln<4096, 128, 8, true>(bench, "layer_norm 128t mb8 full", args);
+      ln<4096, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
+      ln<4096, 256, 4, true>(bench, "layer_norm 256t mb4 full", args);
+      ln<4096, 512, 2, true>(bench, "layer_norm 512t mb2 full", args);
+    }
+  }
+  return 0;
+}
+}  // namespace probe
+
+int main(int argc, char** argv) { return probe::run(argc > 1 ? argv[1] : nullptr); }
