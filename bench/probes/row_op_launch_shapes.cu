@@ -6,7 +6,8 @@
 // heads a block. What it found (bench/results/2026-11-28-h200-session38/NOTES.md): every library shape is
 // already the fastest of these; the H200 gap is layer_norm's alone (84-85% of copy). A variant whose two sums
 // of the centred row crossed the warps together (a `row_sums` tile operation, not kept) ran as the plain one:
-// row_sums_not_kept.patch in that folder. Build here (after the library):
+// row_sums_not_kept.patch in that folder; nor did weight and bias asked for between the reductions (the
+// "vectors midway" rows). Build here (after the library):
 //   nvcc -O3 -std=c++20 -I include -I src -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -Xcudafe --diag_suppress=177 -DNDEBUG bench/probes/row_op_launch_shapes.cu build/libtessera.a \
 //     -o .device/probe/row_op_launch_shapes
@@ -100,6 +101,32 @@ void ln(Bench& bench, const char* name, const Args& args) {
   bench.time<K, MB>(name, args.rows, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
 }
 
+// layer_norm's one pass with weight and bias asked for between the mean and the centred sums (kept 16-bit until
+// used), so their L1/L2 latency passes under the second reduction instead of after it.
+template <int COLS, int THREADS>
+struct LayerNormVectorsMidway {
+  static constexpr int threads = THREADS;
+  using Params = typename ops::kernels::LayerNorm<bf16, bf16, 1, COLS, THREADS, true>::Params;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0);
+    const int64_t n = p.x.extent[1];
+    const auto x = cast<float>(load<1, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges));
+    const auto mean = row_sum(x) / float(n);
+    const auto d = x - mean;
+    const auto w16 = load<1, COLS>(blk, p.weight, {0, 0}, 0.f, tile::cold_edges);
+    const auto b16 = load<1, COLS>(blk, p.bias, {0, 0}, 0.f, tile::cold_edges);
+    const auto shift = row_sum(d) / float(n);
+    const auto rstd = rsqrt(maximum(row_sum(d * d) / float(n) - shift * shift, 0.f) + p.eps);
+    store(blk, p.y, {r0, 0}, cast<bf16>((d - shift) * rstd * cast<float>(w16) + cast<float>(b16)), tile::cold_edges);
+  }
+};
+template <int COLS, int THREADS, int MB, class Args>
+void ln_midway(Bench& bench, const char* name, const Args& args) {
+  using K = LayerNormVectorsMidway<COLS, THREADS>;
+  bench.time<K, MB>(name, args.rows, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
+}
+
 // rope (neox, rotary = head dim 128) over rows x cols seen as [rows tokens, heads, 128], y apart from x.
 const int32_t* g_positions = nullptr;
 const float* g_inv_freq = nullptr;
@@ -177,6 +204,8 @@ int run(const char* filter) {
       rms<8192, 1024, 2>(bench, "rms_norm 1024t mb2", args);
       ln<8192, 256, 3, false>(bench, "layer_norm 256t mb3 (library)", args);
       ln<8192, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
+      ln_midway<8192, 256, 3>(bench, "layer_norm 256t mb3 vectors midway", args);
+      ln_midway<8192, 256, 2>(bench, "layer_norm 256t mb2 vectors midway", args);
       ln<8192, 256, 4, true>(bench, "layer_norm 256t mb4 full", args);
       ln<8192, 512, 2, true>(bench, "layer_norm 512t mb2 full", args);
       ln<8192, 512, 3, true>(bench, "layer_norm 512t mb3 full", args);
@@ -200,6 +229,8 @@ int run(const char* filter) {
       rms<4096, 512, 2>(bench, "rms_norm 512t mb2", args);
       ln<4096, 128, 6, false>(bench, "layer_norm 128t mb6 (library)", args);
       ln<4096, 128, 6, true>(bench, "layer_norm 128t mb6 full", args);
+      ln_midway<4096, 128, 6>(bench, "layer_norm 128t mb6 vectors midway", args);
+      ln_midway<4096, 128, 4>(bench, "layer_norm 128t mb4 vectors midway", args);
       ln<4096, 128, 8, true>(bench, "layer_norm 128t mb8 full", args);
       ln<4096, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
       ln<4096, 256, 4, true>(bench, "layer_norm 256t mb4 full", args);
