@@ -22,7 +22,11 @@ inline constexpr int kNumLayouts = int(sizeof(kLayouts) / sizeof(kLayouts[0]));
 inline constexpr int kElementwiseOutputs = 18;
 
 struct MmaShape { int m, n, k, threads; };
-inline constexpr MmaShape kMmaShapes[] = {{16, 16, 16, 128}, {32, 64, 32, 128}, {64, 64, 32, 256}, {16, 8, 64, 64}};
+// The generic kernels' shapes (matmul 64 x 64, 128 x 64 and 32 x 128 with k slices of 32 on 256 threads;
+// prefill 32 and decode 16 query rows against 64-key tiles and 64-column head-dim chunks on 128), and shapes
+// with fewer 16 x 8 fragments than warps (some warps idle in the tensor-core form).
+inline constexpr MmaShape kMmaShapes[] = {{16, 16, 16, 128}, {32, 64, 32, 128}, {64, 64, 32, 256}, {16, 8, 64, 64},
+                                          {128, 64, 32, 256}, {32, 128, 32, 256}, {32, 64, 64, 128}, {16, 64, 64, 128}};
 inline constexpr int kNumMmaShapes = int(sizeof(kMmaShapes) / sizeof(kMmaShapes[0]));
 
 #define TESSERA_TILE_TEST_RUNNERS                                                                             \

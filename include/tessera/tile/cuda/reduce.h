@@ -3,8 +3,10 @@
 #pragma once
 #include <cfloat>
 #include <climits>
+#include <cstring>
 
 #include "tessera/tile/cuda/math.h"
+#include "tessera/tile/cuda/warp_mma.h"
 
 namespace tessera::tile::cuda {
 
@@ -233,18 +235,176 @@ __device__ __forceinline__ Tile<T, Blocked<C, R, TH>> transpose(const Tile<T, Bl
   return out;
 }
 
-// acc += a @ b, products and sums in float. This first version stages both operands in shared memory and
-// each thread computes its own accumulator elements; the tensor-core paths replace it per architecture.
+namespace detail {
+// The shape of the warp-level tensor-core form of mma (sm_80 and later, 16-bit a and b): a and b are written to
+// shared memory as they are, each warp multiplies FM x FN fragments of 16 x 8 with ldmatrix and mma.sync, and the
+// product comes back through the same shared memory into the accumulator's layout, PR rows at a time. The
+// warps form a WM x WN grid over the M / 16 x N / 8 fragments of C; where there are fewer fragments than warps,
+// some idle. Rows are padded by 16 bytes (8 columns of a and b, 8 of the fp32 product) so that the 8 rows an
+// ldmatrix or a fragment store touches fall in different banks.
+//
+// The buffer is 4, 8 or 16 KB by size alone, whatever the shape and type, so the calls of one kernel share it:
+// a kernel's shared memory is the sum of its calls' static buffers, and 16-bit products of two types or two
+// shapes (a test's, an attention kernel's) would otherwise pass the 48 KB a block may declare.
+template <int M, int N, int K, int TH>
+struct WarpMma {
+  static constexpr int W = TH / 32, MF = M / 16, NF = N / 8;
+  static constexpr int WM = MF < 1 ? 1 : MF < W ? MF : W;
+  static constexpr int WN = NF < 1 ? 1 : W / WM < NF ? W / WM : NF;
+  static constexpr int FM = MF / WM, FN = NF / WN;
+  static constexpr int a_stride = K + 8, b_stride = N + 8, p_stride = N + 8;
+  static constexpr int operand_bytes = (M * a_stride + K * b_stride) * 2;
+  static constexpr int bytes = operand_bytes <= 4096 ? 4096 : operand_bytes <= 8192 ? 8192 : 16384;
+  static constexpr int pass_rows() {
+    int rows = M;
+    while (rows > 16 && rows * p_stride * 4 > bytes) rows /= 2;
+    return rows;
+  }
+  static constexpr int PR = pass_rows();
+  // Whole fragments, at most 64 accumulator registers a thread, operands that fit the largest buffer.
+  static constexpr bool fits = M >= 16 && N >= 8 && K >= 16 && M % 16 == 0 && N % 8 == 0 && K % 16 == 0 &&
+                               FM * FN * 4 <= 64 && operand_bytes <= 16384 && PR * p_stride * 4 <= bytes;
+};
+
+// The shared buffer of every warp-level mma of BYTES in a kernel.
+template <int BYTES>
+__device__ __forceinline__ unsigned char* warp_mma_buffer() {
+  __shared__ alignas(16) unsigned char buffer[BYTES];
+  return buffer;
+}
+
+// Element (row, col) of each chunk of 8 elements of a Blocked tile of 16-bit elements, written to a shared
+// [rows][STRIDE] array with one 16-byte store.
+template <int STRIDE, class T, int R, int C, int TH>
+__device__ __forceinline__ void stage_rows16(T* smem, const Tile<T, Blocked<R, C, TH>>& t) {
+  using L = Blocked<R, C, TH>;
+  static_assert(L::V == 8 && sizeof(T) == 2, "16-byte chunks of 16-bit elements");
+#pragma unroll
+  for (int k = 0; k < L::chunks; ++k) {
+    if (!L::owner(k * L::V)) continue;
+    uint4 chunk;
+    memcpy(&chunk, &t.v[k * L::V], 16);
+    *reinterpret_cast<uint4*>(smem + L::row(k * L::V) * STRIDE + L::col(k * L::V)) = chunk;
+  }
+}
+
+template <class T, int M, int N, int K, int TH>
+__device__ __forceinline__ void warp_mma(Tile<float, Blocked<M, N, TH>>& acc, const Tile<T, Blocked<M, K, TH>>& a,
+                                         const Tile<T, Blocked<K, N, TH>>& b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using S = WarpMma<M, N, K, TH>;
+  using LC = Blocked<M, N, TH>;
+  unsigned char* const buffer = warp_mma_buffer<S::bytes>();
+  T* const sa = reinterpret_cast<T*>(buffer);
+  T* const sb = sa + M * S::a_stride;
+  float* const product = reinterpret_cast<float*>(buffer);
+  block_sync();  // the last call's readers of the buffer are done
+  stage_rows16<S::a_stride>(sa, a);
+  stage_rows16<S::b_stride>(sb, b);
+  block_sync();
+  const int w = warp(), l = lane();
+  const bool active = w < S::WM * S::WN;
+  const int row0 = (w % S::WM) * S::FM * 16, col0 = (w / S::WM) * S::FN * 8;
+  float d[S::FM][S::FN][4];
+#pragma unroll
+  for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+    for (int j = 0; j < S::FN; ++j) d[i][j][0] = d[i][j][1] = d[i][j][2] = d[i][j][3] = 0.f;
+  if (active) {
+#pragma unroll
+    for (int k0 = 0; k0 < K; k0 += 16) {
+      uint32_t af[S::FM][4];
+      // a: lane l addresses row l % 16 at column k0 + 8 (l / 16): matrices rows 0-7 / 8-15 x k 0-7 / 8-15.
+#pragma unroll
+      for (int i = 0; i < S::FM; ++i)
+        warp::ldmatrix_x4<false>(af[i], uint32_t(__cvta_generic_to_shared(sa + (row0 + 16 * i + l % 16) * S::a_stride + k0 + 8 * (l / 16))));
+      // b [K][N], transposed by ldmatrix: lane l addresses row k0 + l % 16 at column n + 8 (l / 16), so one x4
+      // holds the k pairs of two 8-column fragments.
+#pragma unroll
+      for (int j = 0; j < S::FN; j += 2) {
+        const T* row = sb + (k0 + l % 16) * S::b_stride + col0 + 8 * j;
+        if constexpr (S::FN % 2 == 0) {
+          uint32_t bf[4];
+          warp::ldmatrix_x4<true>(bf, uint32_t(__cvta_generic_to_shared(row + 8 * (l / 16))));
+#pragma unroll
+          for (int i = 0; i < S::FM; ++i) {
+            warp::mma_m16n8k16<T>(d[i][j], af[i], bf[0], bf[1]);
+            warp::mma_m16n8k16<T>(d[i][j + 1], af[i], bf[2], bf[3]);
+          }
+        } else {
+          uint32_t bf[2];
+          warp::ldmatrix_x2<true>(bf, uint32_t(__cvta_generic_to_shared(row)));
+#pragma unroll
+          for (int i = 0; i < S::FM; ++i) warp::mma_m16n8k16<T>(d[i][j], af[i], bf[0], bf[1]);
+        }
+      }
+    }
+  }
+  // The product, PR rows at a time, over a and b once every warp is done with them (the first barrier).
+#pragma unroll
+  for (int r0 = 0; r0 < M; r0 += S::PR) {
+    block_sync();
+    if (active) {
+#pragma unroll
+      for (int i = 0; i < S::FM; ++i) {
+        const int r = row0 + 16 * i;  // the fragment's first row: a fragment lies in one pass (PR >= 16)
+        if (r < r0 || r >= r0 + S::PR) continue;
+#pragma unroll
+        for (int j = 0; j < S::FN; ++j) {
+          float* p = product + (r - r0 + l / 4) * S::p_stride + col0 + 8 * j + 2 * (l % 4);
+          *reinterpret_cast<float2*>(p) = make_float2(d[i][j][0], d[i][j][1]);
+          *reinterpret_cast<float2*>(p + 8 * S::p_stride) = make_float2(d[i][j][2], d[i][j][3]);
+        }
+      }
+    }
+    block_sync();
+#pragma unroll
+    for (int k = 0; k < LC::size / LC::V; ++k) {
+      const int r = LC::row(k * LC::V);
+      if (r < r0 || r >= r0 + S::PR) continue;
+      const float* p = product + (r - r0) * S::p_stride + LC::col(k * LC::V);
+      if constexpr (LC::V % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < LC::V; i += 4) {
+          const float4 q = *reinterpret_cast<const float4*>(p + i);
+          acc.v[k * LC::V + i] += q.x;
+          acc.v[k * LC::V + i + 1] += q.y;
+          acc.v[k * LC::V + i + 2] += q.z;
+          acc.v[k * LC::V + i + 3] += q.w;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < LC::V; ++i) acc.v[k * LC::V + i] += p[i];
+      }
+    }
+  }
+#else
+  (void)acc; (void)a; (void)b; __trap();
+#endif
+}
+
+// Whether mma(acc, a, b) takes the warp-level tensor-core form: 16-bit a and b of one type, blocked tiles, and
+// a shape WarpMma fits.
 template <class TA, class LA, class TB, class LB, class LC>
-__device__ __forceinline__ void mma(Tile<float, LC>& acc, const Tile<TA, LA>& a, const Tile<TB, LB>& b) {
+constexpr bool warp_mma_applies() {
+  constexpr int M = LA::rows, K = LA::cols, N = LB::cols, TH = LC::threads;
+  if constexpr (!std::is_same_v<TA, TB> || !(std::is_same_v<TA, bf16> || std::is_same_v<TA, f16>)) return false;
+  else if constexpr (!std::is_same_v<LA, Blocked<M, K, TH>> || !std::is_same_v<LB, Blocked<K, N, TH>> ||
+                     !std::is_same_v<LC, Blocked<M, N, TH>>) return false;
+  else return WarpMma<M, N, K, TH>::fits;
+}
+
+// acc += a @ b with both operands staged in shared memory as float, each thread computing its own accumulator
+// elements: any types and layouts, any GPU.
+template <class TA, class LA, class TB, class LB, class LC>
+__device__ __forceinline__ void scalar_mma(Tile<float, LC>& acc, const Tile<TA, LA>& a, const Tile<TB, LB>& b) {
   constexpr int M = LA::rows, K = LA::cols, N = LB::cols;
-  static_assert(LB::rows == K && LC::rows == M && LC::cols == N, "mma: shapes must be (M,K) x (K,N) -> (M,N)");
   __shared__ float sa[M][K + 1];
   __shared__ float sb[K][N + 1];
-  detail::block_sync();
-  detail::stage<1>(sa, a);
-  detail::stage<1>(sb, b);
-  detail::block_sync();
+  block_sync();
+  stage<1>(sa, a);
+  stage<1>(sb, b);
+  block_sync();
 #pragma unroll
   for (int e = 0; e < LC::size; ++e) {
     const int r = LC::row(e), c = LC::col(e);
@@ -252,6 +412,24 @@ __device__ __forceinline__ void mma(Tile<float, LC>& acc, const Tile<TA, LA>& a,
     for (int k = 0; k < K; ++k) s += sa[r][k] * sb[k][c];
     acc.v[e] = s;
   }
+}
+}  // namespace detail
+
+
+// acc += a @ b, products and sums in float. On sm_80 and later, 16-bit a and b of one type in blocked tiles take
+// the warp-level tensor cores (detail::warp_mma); anything else, or a shape too large for its shared buffer,
+// takes detail::scalar_mma. The Hopper kernels' shared and accumulator tiles have their own forms (cuda/hopper).
+template <class TA, class LA, class TB, class LB, class LC>
+__device__ __forceinline__ void mma(Tile<float, LC>& acc, const Tile<TA, LA>& a, const Tile<TB, LB>& b) {
+  static_assert(LB::rows == LA::cols && LC::rows == LA::rows && LC::cols == LB::cols,
+                "mma: shapes must be (M,K) x (K,N) -> (M,N)");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr bool tensor_cores = detail::warp_mma_applies<TA, LA, TB, LB, LC>();
+#else
+  constexpr bool tensor_cores = false;
+#endif
+  if constexpr (tensor_cores) detail::warp_mma(acc, a, b);
+  else detail::scalar_mma(acc, a, b);
 }
 
 }  // namespace tessera::tile::cuda

@@ -16,6 +16,7 @@
 #include "tessera/tile/cuda/gather.h"
 #include "tessera/tile/cuda/hopper/sync.h"
 #include "tessera/tile/cuda/hopper/wgmma.h"
+#include "tessera/tile/cuda/warp_mma.h"
 
 namespace tessera::tile::cuda {
 
@@ -53,40 +54,9 @@ struct common_layout<SliceRows<W>, SliceCols<N, W>> { using type = SliceCols<N, 
 
 namespace hopper {
 
-// Four 8 x 8 matrices of 16-bit elements, row i of matrix j at the address lane 8 j + i gives; TRANS: each
-// transposed (a thread gets column pairs instead of row pairs).
-template <bool TRANS>
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (TRANS)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-#else
-  (void)r; (void)addr; __trap();
-#endif
-}
-
-// d += a b for one m16n8k16 fragment: a row-major 16 x 16, b 16 x 8 (two registers, k pairs), d fp32 16 x 8.
-template <class T>
-__device__ __forceinline__ void mma_m16n8k16(float* d, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (std::is_same_v<T, bf16>)
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-  (void)d; (void)a; (void)b0; (void)b1; __trap();
-#endif
-}
+// The warp-level tensor-core instructions (cuda/warp_mma.h).
+using warp::ldmatrix_x4;
+using warp::mma_m16n8k16;
 
 __device__ __forceinline__ void store_shared(uint32_t addr, float a, float b, float c, float d) {
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
