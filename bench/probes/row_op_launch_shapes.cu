@@ -8,11 +8,11 @@
 // of the centred row crossed the warps together (a `row_sums` tile operation, not kept) ran as the plain one:
 // row_sums_not_kept.patch in that folder; nor did weight and bias asked for between the reductions (the
 // "vectors midway" rows). The "two-fma output" rows (the output as two multiply-adds a column) were 0.6-2% faster
-// than the library kernel of their build and are now the library's form. Session 39: the "two-pass" rows (no
-// correction of the fp32 mean's rounding: one sum an element and one row reduction fewer) ran at 87.8-88.3% of
-// copy against 85.0-85.5% (16384 x 8192) and are now the library's form for 16-bit rows, so from that build on
-// the "(library)" rows are the same kernel (bench/results/2026-11-28-h200-session39). Build here (after the
-// library):
+// than the library kernel of their build and became its form. Session 39: a two-pass variant (no correction of
+// the fp32 mean's rounding: one sum an element and one row reduction fewer) ran at 87.8-88.3% of copy against
+// 85.0-85.5% (16384 x 8192) and is now the library's form for 16-bit rows (bench/results/2026-11-28-h200-session39),
+// so the "two-fma output" rows are the form before it, with the mean corrected; their check line gives the
+// largest difference of the two. Build here (after the library):
 //   nvcc -O3 -std=c++20 -I include -I src -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -Xcudafe --diag_suppress=177 -DNDEBUG bench/probes/row_op_launch_shapes.cu build/libtessera.a \
 //     -o .device/probe/row_op_launch_shapes
@@ -193,43 +193,11 @@ struct LayerNormTwoFma {
     store(blk, p.y, {r0, 0}, cast<bf16>((d * rstd - shifted) * w + b), tile::cold_edges);
   }
 };
-// The classic two-pass statistics without the shift: mean, then the centred squares; the output is
-// d rstd w + b. The fp32 mean's rounding is not corrected (as PyTorch's Welford does not), which removes one
-// sum per element and one row reduction. `tile::everywhere` when the row fills the tile, as the library.
-template <int COLS, int THREADS>
-struct LayerNormTwoPass {
-  static constexpr int threads = THREADS;
-  using Params = typename ops::kernels::LayerNorm<bf16, bf16, 1, COLS, THREADS, true>::Params;
-  template <class Block>
-  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0);
-    const int64_t n = p.x.extent[1];
-    const auto col = arange<1, COLS>(blk, 1);
-    if (n == COLS) one_pass(blk, p, r0, n, tile::everywhere);
-    else one_pass(blk, p, r0, n, col < tile::columns_inside<COLS>(n, 0));
-  }
-  template <class Block, class Inside>
-  TILE_DEVICE void one_pass(Block& blk, const Params& p, int64_t r0, int64_t n, Inside inside) const {
-    const auto x = cast<float>(load<1, COLS>(blk, p.x, {r0, 0}, 0.f, tile::cold_edges));
-    const auto mean = row_sum(x) / float(n);
-    const auto d = where(inside, x - mean, 0.f);
-    const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
-    const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, 0}, 0.f, tile::cold_edges));
-    const auto b = cast<float>(load<1, COLS>(blk, p.bias, {0, 0}, 0.f, tile::cold_edges));
-    store(blk, p.y, {r0, 0}, cast<bf16>(d * rstd * w + b), tile::cold_edges);
-  }
-};
-template <int COLS, int THREADS, int MB, class Args>
-void ln_two_pass(Bench& bench, const char* name, const Args& args) {
-  using K = LayerNormTwoPass<COLS, THREADS>;
-  bench.time<K, MB>(name, args.rows, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
-  bench.check<K, MB>(name, args.rows, typename K::Params{args.x(0), args.w, args.b, args.y, 1e-5f});
-}
-
 template <int COLS, int THREADS, int MB, class Args>
 void ln_two_fma(Bench& bench, const char* name, const Args& args) {
   using K = LayerNormTwoFma<COLS, THREADS>;
   bench.time<K, MB>(name, args.rows, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
+  bench.check<K, MB>(name, args.rows, typename K::Params{args.x(0), args.w, args.b, args.y, 1e-5f});
 }
 
 template <int COLS, int THREADS, int MB, class Args>
@@ -317,8 +285,6 @@ int run(const char* filter) {
       ln<8192, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
       ln_midway<8192, 256, 3>(bench, "layer_norm 256t mb3 vectors midway", args);
       ln_two_fma<8192, 256, 3>(bench, "layer_norm 256t mb3 two-fma output", args);
-      ln_two_pass<8192, 256, 3>(bench, "layer_norm 256t mb3 two-pass", args);
-      ln_two_pass<8192, 256, 4>(bench, "layer_norm 256t mb4 two-pass", args);
       ln_midway<8192, 256, 2>(bench, "layer_norm 256t mb2 vectors midway", args);
       ln<8192, 256, 4, true>(bench, "layer_norm 256t mb4 full", args);
       ln<8192, 512, 2, true>(bench, "layer_norm 512t mb2 full", args);
@@ -345,8 +311,6 @@ int run(const char* filter) {
       ln<4096, 128, 6, true>(bench, "layer_norm 128t mb6 full", args);
       ln_midway<4096, 128, 6>(bench, "layer_norm 128t mb6 vectors midway", args);
       ln_two_fma<4096, 128, 6>(bench, "layer_norm 128t mb6 two-fma output", args);
-      ln_two_pass<4096, 128, 6>(bench, "layer_norm 128t mb6 two-pass", args);
-      ln_two_pass<4096, 128, 8>(bench, "layer_norm 128t mb8 two-pass", args);
       ln_midway<4096, 128, 4>(bench, "layer_norm 128t mb4 vectors midway", args);
       ln<4096, 128, 8, true>(bench, "layer_norm 128t mb8 full", args);
       ln<4096, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
