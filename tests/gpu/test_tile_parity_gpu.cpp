@@ -87,7 +87,7 @@ TEST(TileParityGpu, MmaAndTranspose) {
     tile_host::mma_transpose(i, a, b, bt, acc0, h0, h1, h2);
     tile_cuda::mma_transpose(i, gpu(a), gpu(b), gpu(bt), gpu(acc0), g0, g1, g2);
     EXPECT_TRUE(all_close(floats(g0), floats(h0), {0, 0})) << "acc + a @ b";
-    EXPECT_TRUE(all_close(floats(g1), floats(h1), {0, 0})) << "a @ transpose(bt)";
+    EXPECT_TRUE(all_close(floats(g1), floats(h1), {0, 0})) << "mma_nt: a @ bt^T";
     EXPECT_TRUE(all_close(floats(g2), floats(h2), {0, 0})) << "transpose(a)";
   }
 }

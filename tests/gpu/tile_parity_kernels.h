@@ -67,7 +67,7 @@ struct Reduce {
   }
 };
 
-// transpose and mma: out0 = acc0 + a @ b (bf16 operands), out1 = a @ transpose(bt) (f16), out2 = transpose(a).
+// transpose and mma: out0 = acc0 + a @ b (bf16 operands), out1 = a @ bt^T (mma_nt, f16), out2 = transpose(a).
 // 16-bit operands take the warp-level tensor cores on sm_80 and later, fp32 ones (the ops' f32 tests) the
 // scalar form.
 template <int M, int N, int K, int TH>
@@ -81,7 +81,7 @@ struct MmaTranspose {
     mma(acc, a, cast<bf16>(load<K, N>(blk, p.b, {0, 0})));
     store(blk, p.out0, {0, 0}, acc);
     auto acc1 = zeros<float, M, N>(blk);
-    mma(acc1, cast<f16>(load<M, K>(blk, p.a, {0, 0})), transpose(cast<f16>(load<N, K>(blk, p.bt, {0, 0}))));
+    mma_nt(acc1, cast<f16>(load<M, K>(blk, p.a, {0, 0})), cast<f16>(load<N, K>(blk, p.bt, {0, 0})));
     store(blk, p.out1, {0, 0}, acc1);
     store(blk, p.out2, {0, 0}, transpose(load<M, K>(blk, p.a, {0, 0})));
   }

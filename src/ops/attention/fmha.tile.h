@@ -2,7 +2,7 @@
 // of one sequence and streams the keys in tiles of kKeyTile:
 //
 //   for each key tile that some row of the block can see:
-//     s   = logits(q @ k^T)                      -- k tile transposed; head dim in kDimChunk chunks
+//     s   = logits(q @ k^T)                      -- mma_nt; head dim in kDimChunk chunks
 //     s   = where(key visible, s, -inf)          -- past the end, causal, sliding window
 //     online softmax step (online_softmax.tile.h): m, l, acc += p @ v
 //   o = acc / l;  lse = (m + log2 l) ln 2
@@ -59,7 +59,7 @@ TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const TI>& q, c
 
   for (int64_t k0 = k_begin; k0 < k_end; k0 += BN) {
     auto dots = zeros<float, BM, BN>(blk);
-    for (int c = 0; c < NQ; ++c) mma(dots, q_chunk[c], transpose(load_as<T, BN, DC>(blk, k, {k0, int64_t(c) * DC})));
+    for (int c = 0; c < NQ; ++c) mma_nt(dots, q_chunk[c], load_as<T, BN, DC>(blk, k, {k0, int64_t(c) * DC}));
     const auto key = column + int(k0);
     auto visible = key < int(Sk);
     if (mask.causal) visible = visible & (key <= position);

@@ -108,7 +108,7 @@ struct FmhaDecode {
                                 : full_like(token, int(b));
       const auto slot = where((token < int(t_end)) & (page >= 0), page * int(page_size) + (token - token / int(page_size) * int(page_size)), -1);
       auto dots = zeros<float, BM, BN>(blk);
-      for (int c = 0; c < NQ; ++c) mma(dots, q_chunk[c], transpose(gather_rows<DC>(blk, k_head, slot, int64_t(c) * DC)));
+      for (int c = 0; c < NQ; ++c) mma_nt(dots, q_chunk[c], gather_rows<DC>(blk, k_head, slot, int64_t(c) * DC));
       const auto key = column + int(k0);
       auto visible = (key < int(t_end)) & (key <= position);
       if (p.window_left >= 0) visible = visible & (key >= position - int(p.window_left));

@@ -2,7 +2,7 @@
 //
 //   acc = 0
 //   for each BK-wide slice k of the shared dimension:
-//     acc += A[m-tile, k] @ B[k, n-tile]          -- B read as [N, K] tiles and transposed, or as [K, N]
+//     acc += A[m-tile, k] @ B[k, n-tile]          -- B read as [N, K] tiles (mma_nt: a @ b^T), or as [K, N]
 //   C[m-tile, n-tile] = alpha * act(acc + bias) + residual
 //
 // Edges are handled by the views: loads past M, N or K read zeros, stores past M or N are dropped.
@@ -26,7 +26,7 @@ TILE_DEVICE void matmul_tile(Block& blk, const tile::View2<const T>& a, const ti
     if constexpr (B_KN) {
       mma(acc, a_tile, load<BK, BN>(blk, b, {k0, n0}));
     } else {
-      mma(acc, a_tile, transpose(load<BN, BK>(blk, b, {n0, k0})));
+      mma_nt(acc, a_tile, load<BN, BK>(blk, b, {n0, k0}));
     }
   }
   store(blk, c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, epilogue, bias, residual, {m0, n0})));

@@ -246,14 +246,15 @@ namespace detail {
 // The buffer is 4, 8 or 16 KB by size alone, whatever the shape and type, so the calls of one kernel share it:
 // a kernel's shared memory is the sum of its calls' static buffers, and 16-bit products of two types or two
 // shapes (a test's, an attention kernel's) would otherwise pass the 48 KB a block may declare.
-template <int M, int N, int K, int TH>
+template <int M, int N, int K, int TH, bool B_NK = false>
 struct WarpMma {
   static constexpr int W = TH / 32, MF = M / 16, NF = N / 8;
   static constexpr int WM = MF < 1 ? 1 : MF < W ? MF : W;
   static constexpr int WN = NF < 1 ? 1 : W / WM < NF ? W / WM : NF;
   static constexpr int FM = MF / WM, FN = NF / WN;
-  static constexpr int a_stride = K + 8, b_stride = N + 8, p_stride = N + 8;
-  static constexpr int operand_bytes = (M * a_stride + K * b_stride) * 2;
+  // b as [K][N], or as its rows [N][K] (B_NK: mma_nt).
+  static constexpr int a_stride = K + 8, b_stride = B_NK ? K + 8 : N + 8, p_stride = N + 8;
+  static constexpr int operand_bytes = (M * a_stride + (B_NK ? N : K) * b_stride) * 2;
   static constexpr int bytes = operand_bytes <= 4096 ? 4096 : operand_bytes <= 8192 ? 8192 : 16384;
   static constexpr int pass_rows() {
     int rows = M;
@@ -288,11 +289,12 @@ __device__ __forceinline__ void stage_rows16(T* smem, const Tile<T, Blocked<R, C
   }
 }
 
-template <class T, int M, int N, int K, int TH>
+// acc += a @ b, b [K, N]; B_NK: acc += a @ b^T, b [N, K].
+template <bool B_NK, class T, int M, int N, int K, int TH, class LB>
 __device__ __forceinline__ void warp_mma(Tile<float, Blocked<M, N, TH>>& acc, const Tile<T, Blocked<M, K, TH>>& a,
-                                         const Tile<T, Blocked<K, N, TH>>& b) {
+                                         const Tile<T, LB>& b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using S = WarpMma<M, N, K, TH>;
+  using S = WarpMma<M, N, K, TH, B_NK>;
   using LC = Blocked<M, N, TH>;
   unsigned char* const buffer = warp_mma_buffer<S::bytes>();
   T* const sa = reinterpret_cast<T*>(buffer);
@@ -318,14 +320,16 @@ __device__ __forceinline__ void warp_mma(Tile<float, Blocked<M, N, TH>>& acc, co
 #pragma unroll
       for (int i = 0; i < S::FM; ++i)
         warp::ldmatrix_x4<false>(af[i], uint32_t(__cvta_generic_to_shared(sa + (row0 + 16 * i + l % 16) * S::a_stride + k0 + 8 * (l / 16))));
-      // b [K][N], transposed by ldmatrix: lane l addresses row k0 + l % 16 at column n + 8 (l / 16), so one x4
-      // holds the k pairs of two 8-column fragments.
+      // b [K][N], transposed by ldmatrix: lane l addresses row k0 + l % 16 at column n + 8 (l / 16). b [N][K], as
+      // it is: lane l addresses row n + l % 8 + 8 (l / 16) at column k0 + 8 ((l / 8) % 2). Either way one x4
+      // holds the k pairs of two 8-column fragments (an x2, lanes 0-15, those of one).
 #pragma unroll
       for (int j = 0; j < S::FN; j += 2) {
-        const T* row = sb + (k0 + l % 16) * S::b_stride + col0 + 8 * j;
+        const T* row = B_NK ? sb + (col0 + 8 * j + l % 8) * S::b_stride + k0 + 8 * ((l / 8) % 2)
+                            : sb + (k0 + l % 16) * S::b_stride + col0 + 8 * j;
         if constexpr (S::FN % 2 == 0) {
           uint32_t bf[4];
-          warp::ldmatrix_x4<true>(bf, uint32_t(__cvta_generic_to_shared(row + 8 * (l / 16))));
+          warp::ldmatrix_x4<!B_NK>(bf, uint32_t(__cvta_generic_to_shared(row + (B_NK ? 8 * S::b_stride : 8) * (l / 16))));
 #pragma unroll
           for (int i = 0; i < S::FM; ++i) {
             warp::mma_m16n8k16<T>(d[i][j], af[i], bf[0], bf[1]);
@@ -333,7 +337,7 @@ __device__ __forceinline__ void warp_mma(Tile<float, Blocked<M, N, TH>>& acc, co
           }
         } else {
           uint32_t bf[2];
-          warp::ldmatrix_x2<true>(bf, uint32_t(__cvta_generic_to_shared(row)));
+          warp::ldmatrix_x2<!B_NK>(bf, uint32_t(__cvta_generic_to_shared(row)));
 #pragma unroll
           for (int i = 0; i < S::FM; ++i) warp::mma_m16n8k16<T>(d[i][j], af[i], bf[0], bf[1]);
         }
@@ -385,13 +389,15 @@ __device__ __forceinline__ void warp_mma(Tile<float, Blocked<M, N, TH>>& acc, co
 
 // Whether mma(acc, a, b) takes the warp-level tensor-core form: 16-bit a and b of one type, blocked tiles, and
 // a shape WarpMma fits.
-template <class TA, class LA, class TB, class LB, class LC>
+// B_NK: b is given as its rows, [N, K].
+template <class TA, class LA, class TB, class LB, class LC, bool B_NK = false>
 constexpr bool warp_mma_applies() {
-  constexpr int M = LA::rows, K = LA::cols, N = LB::cols, TH = LC::threads;
+  constexpr int M = LA::rows, K = LA::cols, N = B_NK ? LB::rows : LB::cols, TH = LC::threads;
+  using BLayout = std::conditional_t<B_NK, Blocked<N, K, TH>, Blocked<K, N, TH>>;
   if constexpr (!std::is_same_v<TA, TB> || !(std::is_same_v<TA, bf16> || std::is_same_v<TA, f16>)) return false;
-  else if constexpr (!std::is_same_v<LA, Blocked<M, K, TH>> || !std::is_same_v<LB, Blocked<K, N, TH>> ||
+  else if constexpr (!std::is_same_v<LA, Blocked<M, K, TH>> || !std::is_same_v<LB, BLayout> ||
                      !std::is_same_v<LC, Blocked<M, N, TH>>) return false;
-  else return WarpMma<M, N, K, TH>::fits;
+  else return WarpMma<M, N, K, TH, B_NK>::fits;
 }
 
 // acc += a @ b with both operands staged in shared memory as float, each thread computing its own accumulator
@@ -428,8 +434,24 @@ __device__ __forceinline__ void mma(Tile<float, LC>& acc, const Tile<TA, LA>& a,
 #else
   constexpr bool tensor_cores = false;
 #endif
-  if constexpr (tensor_cores) detail::warp_mma(acc, a, b);
+  if constexpr (tensor_cores) detail::warp_mma<false>(acc, a, b);
   else detail::scalar_mma(acc, a, b);
+}
+
+// acc += a @ b^T with b given as its rows, [N, K] (a weight as nn.Linear keeps it, keys against queries): the
+// same as mma(acc, a, transpose(b)), without the transposition's round trip through shared memory where the
+// tensor-core form applies.
+template <class TA, class LA, class TB, class LB, class LC>
+__device__ __forceinline__ void mma_nt(Tile<float, LC>& acc, const Tile<TA, LA>& a, const Tile<TB, LB>& b) {
+  static_assert(LB::cols == LA::cols && LC::rows == LA::rows && LC::cols == LB::rows,
+                "mma_nt: shapes must be (M,K) x (N,K)^T -> (M,N)");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr bool tensor_cores = detail::warp_mma_applies<TA, LA, TB, LB, LC, true>();
+#else
+  constexpr bool tensor_cores = false;
+#endif
+  if constexpr (tensor_cores) detail::warp_mma<true>(acc, a, b);
+  else mma(acc, a, transpose(b));
 }
 
 }  // namespace tessera::tile::cuda

@@ -121,4 +121,10 @@ void mma(Tile<float, M, N>& acc, const Tile<TA, M, K>& a, const Tile<TB, K, N>& 
   }
 }
 
+// acc += a @ b^T, b given as its rows [N, K]: mma with b transposed (the GPU skips the transposition).
+template <class TA, class TB, int M, int N, int K>
+void mma_nt(Tile<float, M, N>& acc, const Tile<TA, M, K>& a, const Tile<TB, N, K>& b) {
+  mma(acc, a, transpose(b));
+}
+
 }  // namespace tessera::tile::host
