@@ -24,6 +24,7 @@
 #include "ops/activation/gelu.tile.h"
 #include "ops/activation/silu_and_mul.tile.h"
 #include "ops/norm/layer_norm.tile.h"
+#include "median_time.h"
 #include "random_bf16.h"
 #include "tessera/tile/tile.h"
 
@@ -79,27 +80,6 @@ struct MapPrefetch {
   }
 };
 
-// Median of `reps` event-timed runs after 3 warm-ups, in microseconds.
-double median_us(const std::function<void()>& f, int reps = 25) {
-  static cudaEvent_t a = nullptr, b = nullptr;
-  if (a == nullptr) { cudaEventCreate(&a); cudaEventCreate(&b); }
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) { std::printf("CUDA error: %s\n", cudaGetErrorString(e)); std::exit(1); }
-  return t[t.size() / 2];
-}
-
 // Times kernel K (with at least MB blocks per SM) on `blocks` blocks and prints its share of copy bandwidth.
 struct Bench {
   const char* filter;
@@ -111,7 +91,7 @@ struct Bench {
     using K = tile::MinBlocksPerSm<Kernel, MB>;
     const std::string full = name + " " + shape;
     if (filter != nullptr && full.find(filter) == std::string::npos) return;
-    const double us = median_us([&] { tile::cuda::launch<K>({blocks}, p, nullptr); });
+    const double us = median_us([&](int) { tile::cuda::launch<K>({blocks}, p, nullptr); }, 1, 25);
     std::printf("%-48s %9.1f us  %6.2f TB/s  %5.1f%% of copy\n", full.c_str(), us, bytes / us * 1e-6,
                 100.0 * copy_us_per_byte * bytes / us);
   }
@@ -134,7 +114,7 @@ int run(const char* filter) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16384, 8192}, {4096, 4096}}) {
     Bench bench{filter};
     const double bytes = double(rows * cols * 2) * 2;
-    const double copy_us = median_us([&] { cudaMemcpyAsync(y, x, size_t(bytes / 2), cudaMemcpyDeviceToDevice); });
+    const double copy_us = median_us([&](int) { cudaMemcpyAsync(y, x, size_t(bytes / 2), cudaMemcpyDeviceToDevice); }, 1, 25);
     bench.copy_us_per_byte = copy_us / bytes;
     bench.shape = std::to_string(rows) + "x" + std::to_string(cols);
     std::printf("== %s bf16, copy %.1f us (%.2f TB/s)\n", bench.shape.c_str(), copy_us, bytes / copy_us * 1e-6);

@@ -29,6 +29,7 @@
 #include "ops/norm/layer_norm.tile.h"
 #include "ops/norm/rms_norm.tile.h"
 #include "ops/rope/rope.tile.h"
+#include "median_time.h"
 #include "random_bf16.h"
 #include "tessera/tile/tile.h"
 
@@ -36,28 +37,6 @@ namespace probe {
 using namespace tessera;
 using tessera::bf16;
 using tile::View2;
-
-// Median of `reps` event-timed runs after 3 warm-ups, in microseconds. The input rotates over `copies` buffers
-// (together past the L2) so that no run reads what the one before left in the cache.
-double median_us(const std::function<void(int)>& f, int copies, int reps = 31) {
-  static cudaEvent_t a = nullptr, b = nullptr;
-  if (a == nullptr) { cudaEventCreate(&a); cudaEventCreate(&b); }
-  for (int i = 0; i < 3; ++i) f(i % copies);
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(a);
-    f(i % copies);
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms * 1000.f);
-  }
-  std::sort(t.begin(), t.end());
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) { std::printf("CUDA error: %s\n", cudaGetErrorString(e)); std::exit(1); }
-  return t[t.size() / 2];
-}
 
 struct Bench {
   const char* filter;
