@@ -48,6 +48,8 @@ engine::Model open_model(const ModelArgs& a) {
 }
 
 std::optional<engine::Tokenizer> open_tokenizer(const ModelArgs& a) {
+  // The directory first: a mistyped --model should say so, not that it lacks a tokenizer.
+  if (!std::filesystem::is_directory(a.model_dir)) invalid_argument("model: '" + a.model_dir + "' is not a directory");
   const auto path = std::filesystem::path(a.model_dir) / "tokenizer.json";
   if (!std::filesystem::exists(path)) return std::nullopt;
   return engine::Tokenizer::load(path.string());

@@ -1,4 +1,5 @@
 // `tessera ops list` and `tessera ops check`.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -57,6 +58,15 @@ void check_ops(const std::vector<std::string>& backend_names, const std::vector<
     dtypes.push_back(*d);
   }
   if (dtypes.empty()) dtypes = {DType::f32, DType::f16, DType::bf16};
+  for (const auto& name : op_filter) {
+    const auto& checks = ops::all_self_checks();
+    if (std::none_of(checks.begin(), checks.end(), [&](const auto& c) { return c.op == name; })) {
+      std::string known;
+      for (size_t i = 0; i < checks.size(); ++i)
+        if (i == 0 || checks[i].op != checks[i - 1].op) known += (known.empty() ? "" : ", ") + checks[i].op;
+      invalid_argument("--op " + name + " has no check (known: " + known + ")");
+    }
+  }
 
   // A fallback would make the check compare the reference with itself: refuse it.
   dispatch::set_fallback_enabled(false);

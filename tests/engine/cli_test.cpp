@@ -197,6 +197,7 @@ TEST(Cli, ErrorsExitWithCode2AndSayWhatIsWrong) {
   const std::string m = " --model " + (dir / "model").string();
   const std::pair<std::string, std::string> cases[] = {
       {"generate --model " + (dir / "nowhere").string() + " --prompt-ids 1", "not a directory"},
+      {"generate --model " + (dir / "nowhere").string() + " --prompt hello", "not a directory"},
       {"generate --model " + (dir / "empty").string() + " --prompt-ids 1", "config.json"},
       {"generate --model " + (dir / "broken").string() + " --prompt-ids 1", "model.norm.weight"},
       {"generate --model " + (dir / "alien").string() + " --prompt-ids 1", "rwkv"},
@@ -217,6 +218,7 @@ TEST(Cli, ErrorsExitWithCode2AndSayWhatIsWrong) {
       {"bench-model" + m + " --batch 0", "--batch"},
       {"generate" + m + " --prompt-ids 1 --cuda-graph", "CUDA graphs need a model on a CUDA device"},
       {"bench-model" + m + " --prompt-len 0", "--prompt-len"},
+      {"ops check --op nothing", "--op nothing has no check (known: "},
   };
   std::vector<std::pair<std::string, std::string>> all(std::begin(cases), std::end(cases));
   if (!cuda_available()) all.push_back({"generate" + m + " --prompt-ids 1 --device cuda", "CUDA"});
