@@ -28,12 +28,20 @@ struct MmaShape { int m, n, k, threads; };
 inline constexpr MmaShape kMmaShapes[] = {{16, 16, 16, 128}, {32, 64, 32, 128}, {64, 64, 32, 256}, {16, 8, 64, 64},
                                           {128, 64, 32, 256}, {32, 128, 32, 256}, {32, 64, 64, 128}, {16, 64, 64, 128}};
 inline constexpr int kNumMmaShapes = int(sizeof(kMmaShapes) / sizeof(kMmaShapes[0]));
+// Products into mma_accumulator (cuda/fragment_mma.h): the generic matmul's 64 x 64 and 128 x 64 tiles on 128
+// threads, two groups of 128 threads, one 8-column fragment (ldmatrix x2), and a shape with no fragment
+// layout (64 rows on 256 threads: the Blocked accumulator).
+inline constexpr MmaShape kFragmentShapes[] = {{64, 64, 32, 128}, {128, 64, 32, 128}, {128, 64, 32, 256}, {64, 8, 16, 128},
+                                               {64, 128, 16, 128}, {64, 64, 32, 256}};
+inline constexpr int kNumFragmentShapes = int(sizeof(kFragmentShapes) / sizeof(kFragmentShapes[0]));
 
 #define TESSERA_TILE_TEST_RUNNERS                                                                             \
   void elementwise(int layout, const Tensor& x, const Tensor& y, const Tensor& out);                          \
   void reduce(int layout, const Tensor& x, const Tensor& rows, const Tensor& cols, const Tensor& full, float pad); \
   void mma_transpose(int shape, const Tensor& a, const Tensor& b, const Tensor& bt, const Tensor& acc0,       \
                      const Tensor& out0, const Tensor& out1, const Tensor& out2);                             \
+  void mma_fragments(int shape, const Tensor& a, const Tensor& b, const Tensor& bt, const Tensor& acc0,       \
+                     const Tensor& out0, const Tensor& out1);                                                 \
   /* src is viewed with column stride 2 when `strided`; blocks form a grid x grid of offsets */               \
   void load_store(bool bf16_elements, bool strided, const Tensor& src, const Tensor& dst, int grid, int64_t step); \
   void atomic_add(const Tensor& x, const Tensor& out, int blocks);

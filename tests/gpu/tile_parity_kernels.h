@@ -87,6 +87,23 @@ struct MmaTranspose {
   }
 };
 
+// The same products into mma_accumulator's tiles: out0 = acc0 + a @ b (bf16), out1 = a @ bt^T (mma_nt, f16).
+template <int M, int N, int K, int TH>
+struct MmaFragments {
+  static constexpr int threads = TH;
+  struct Params { tile::View2<const float> a, b, bt, acc0; tile::View2<float> out0, out1; };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto acc = mma_accumulator<M, N>(blk);
+    acc = acc + load_like(blk, acc, p.acc0, {0, 0});
+    mma(acc, cast<bf16>(load<M, K>(blk, p.a, {0, 0})), cast<bf16>(load<K, N>(blk, p.b, {0, 0})));
+    store(blk, p.out0, {0, 0}, acc);
+    auto acc1 = mma_accumulator<M, N>(blk);
+    mma_nt(acc1, cast<f16>(load<M, K>(blk, p.a, {0, 0})), cast<f16>(load<N, K>(blk, p.bt, {0, 0})));
+    store(blk, p.out1, {0, 0}, acc1);
+  }
+};
+
 // Loads at offsets that cross every edge of a strided view, stored at an offset into a larger output:
 // padding, masking and the scalar paths of load and store. Each block handles one offset of the grid.
 template <class T, int R, int C, int TH>

@@ -432,6 +432,12 @@ TEST(TileHost, Mma) {
   th::mma_nt(nt, th::cast<bf16>(a), th::cast<bf16>(th::transpose(b)));
   th::mma_nt(nt, th::cast<bf16>(a), th::cast<bf16>(th::transpose(b)));
   EXPECT_TRUE(tile_eq(nt, {116, 128, 278, 308}));
+  // mma_accumulator starts at zero (the GPU lays it out for the tensor cores) and accumulates like any tile
+  auto frag = th::mma_accumulator<2, 2>(blk);
+  static_assert(std::is_same_v<decltype(frag), Tile<float, 2, 2>>);
+  EXPECT_TRUE(tile_eq(frag, {0, 0, 0, 0}));
+  th::mma_nt(frag, th::cast<bf16>(a), th::cast<bf16>(th::transpose(b)));
+  EXPECT_TRUE(tile_eq(frag, {58, 64, 139, 154}));
 }
 
 // ---- atomic_add and launches ----

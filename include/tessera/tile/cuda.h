@@ -5,4 +5,5 @@
 #include "tessera/tile/cuda/reduce.h"
 #include "tessera/tile/cuda/tile.h"
 #include "tessera/tile/cuda/hopper/pipeline.h"
+#include "tessera/tile/cuda/fragment_mma.h"
 #include "tessera/tile/cuda/gather.h"

@@ -121,6 +121,11 @@ void mma(Tile<float, M, N>& acc, const Tile<TA, M, K>& a, const Tile<TB, K, N>& 
   }
 }
 
+// A zero M x N accumulator for mma over register tiles (on the GPU laid out for the tensor cores:
+// cuda/fragment_mma.h).
+template <int M, int N>
+Tile<float, M, N> mma_accumulator(const Block& blk) { return full<float, M, N>(blk, 0.f); }
+
 // acc += a @ b^T, b given as its rows [N, K]: mma with b transposed (the GPU skips the transposition).
 template <class TA, class TB, int M, int N, int K>
 void mma_nt(Tile<float, M, N>& acc, const Tile<TA, M, K>& a, const Tile<TB, N, K>& b) {
