@@ -22,7 +22,7 @@
 namespace tessera::ops::TESSERA_TILE_BACKEND {
 
 namespace {
-constexpr int kBatchedBm = 64, kBatchedBn = 64, kBatchedBk = 32, kBatchedThreads = 256;
+constexpr int kBatchedBm = 64, kBatchedBn = 64, kBatchedBk = 32, kBatchedThreads = 128;
 
 int64_t tiles(int64_t extent, int64_t tile) { return (extent + tile - 1) / tile; }
 

@@ -82,12 +82,14 @@ namespace tessera::ops::TESSERA_TILE_BACKEND {
 namespace {
 // ---- the generic kernel ----
 
-struct MatmulTile { int bm, bn, bk; };
-constexpr MatmulTile kTile64x64{64, 64, 32}, kTile128x64{128, 64, 32}, kTile32x128{32, 128, 32};
+// 128 threads where the tile has a fragment accumulator (cuda/fragment_mma.h: 64 rows a group of 128 threads),
+// 256 for the 32-row tile, which has none.
+struct MatmulTile { int bm, bn, bk, threads; };
+constexpr MatmulTile kTile64x64{64, 64, 32, 128}, kTile128x64{128, 64, 32, 128}, kTile32x128{32, 128, 32, 256};
 
 template <class T, class TO, bool B_KN, MatmulTile CFG>
 void launch_generic(const MatmulArgs& a, const dispatch::Options& opt) {
-  using K = kernels::Matmul<T, TO, B_KN, CFG.bm, CFG.bn, CFG.bk, 256>;
+  using K = kernels::Matmul<T, TO, B_KN, CFG.bm, CFG.bn, CFG.bk, CFG.threads>;
   typename K::Params p{};
   p.a = as_rows<const T>(a.a);
   p.b = as_rows<const T>(a.b);
@@ -347,7 +349,7 @@ void launch_layout(const MatmulArgs& a, const dispatch::Options& opt) {
 #if !defined(__CUDACC__)
   // The host computes every row of a tile, padding included: a decode step (a few rows) takes 8-row tiles
   // instead of 64 (8x less work for the CPU engine).
-  constexpr MatmulTile kHostFewRows{8, 64, 32};
+  constexpr MatmulTile kHostFewRows{8, 64, 32, 256};
   if (a.c.numel() / std::max<int64_t>(a.c.size(-1), 1) <= 8) {
     if (a.b_layout == BLayout::kn) return launch_generic<T, TO, true, kHostFewRows>(a, opt);
     return launch_generic<T, TO, false, kHostFewRows>(a, opt);

@@ -1,11 +1,14 @@
 // Matmul as a tile kernel: each block computes one BM x BN tile of C.
 //
-//   acc = 0
+//   acc = 0                                       -- in the tensor cores' fragment layout (mma_accumulator)
 //   for each BK-wide slice k of the shared dimension:
 //     acc += A[m-tile, k] @ B[k, n-tile]          -- B read as [N, K] tiles (mma_nt: a @ b^T), or as [K, N]
 //   C[m-tile, n-tile] = alpha * act(acc + bias) + residual
 //
 // Edges are handled by the views: loads past M, N or K read zeros, stores past M or N are dropped.
+// The fragment accumulator made the k loop 1.5-1.6x faster than a Blocked one on aligned rows (H200, session 40,
+// bench/probes/generic_matmul_accumulators.cu); asking for slice k + 1 before multiplying slice k made it
+// 1.2-1.5x slower again there (two slices of operands held a thread), and is not done.
 #pragma once
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/tile.h"
@@ -20,7 +23,7 @@ TILE_DEVICE void matmul_tile(Block& blk, const tile::View2<const T>& a, const ti
                              const tile::View2<const TO>& residual, const EpilogueParams& epilogue, int64_t m0,
                              int64_t n0) {
   const int64_t k_total = a.extent[1];
-  auto acc = zeros<float, BM, BN>(blk);
+  auto acc = mma_accumulator<BM, BN>(blk);
   for (int64_t k0 = 0; k0 < k_total; k0 += BK) {
     const auto a_tile = load<BM, BK>(blk, a, {m0, k0});
     if constexpr (B_KN) {
