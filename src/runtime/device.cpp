@@ -50,6 +50,22 @@ std::string cuda_device_name(int index) {
 #endif
 }
 
+bool cuda_hopper_kernels([[maybe_unused]] int index) {
+#if TESSERA_WITH_CUDA
+  static const bool allowed = [] {
+    const char* v = std::getenv("TESSERA_HOPPER");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  if (!allowed || !cuda_available()) return false;
+  int major = 0, minor = 0;
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index));
+  return major == 9 && minor == 0;
+#else
+  return false;
+#endif
+}
+
 void* device_alloc(size_t bytes, Device device) {
   if (device.is_cpu()) {
     // 64-byte alignment keeps every vector width the kernels use aligned.

@@ -60,6 +60,14 @@ void expect_invalid_argument(F&& f, const std::string& needle) {
     if (!::tessera::cuda_available()) GTEST_SKIP() << "skipped: no GPU";       \
   } while (0)
 
+// Skips a test of Hopper-only kernel configurations where the GPU does not run them (before sm_90, or with
+// TESSERA_HOPPER=0, which dispatches the generic kernels on a Hopper GPU too).
+#define TESSERA_REQUIRE_HOPPER_KERNELS()                                                               \
+  do {                                                                                                 \
+    TESSERA_REQUIRE_GPU();                                                                             \
+    if (!::tessera::cuda_hopper_kernels()) GTEST_SKIP() << "skipped: this GPU runs no Hopper kernels"; \
+  } while (0)
+
 inline const DType kFloatDTypes[] = {DType::f32, DType::f16, DType::bf16};
 
 }  // namespace tessera::testing

@@ -17,7 +17,7 @@ namespace at = dispatch::autotune;
 class AutotuneGpu : public AutotuneTest {
  protected:
   void SetUp() override {
-    TESSERA_REQUIRE_GPU();
+    TESSERA_REQUIRE_HOPPER_KERNELS();  // the candidate lists below are the Hopper kernels'
     AutotuneTest::SetUp();
   }
 };

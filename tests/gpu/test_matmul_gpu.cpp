@@ -10,7 +10,7 @@ TEST(MatmulGpu, SplitKIsRepeatable) {
   check_matmul_split_k_repeatable(Device::cuda(), dispatch::Backend::tile_cuda);
 }
 TEST(MatmulGpu, EverySwapABConfigurationMatchesTheReference) {
-  TESSERA_REQUIRE_GPU();
+  TESSERA_REQUIRE_HOPPER_KERNELS();
   check_matmul_swapab_configs(Device::cuda(), dispatch::Backend::tile_cuda);
 }
 TEST(MatmulGpu, EveryFewRowsConfigurationMatchesTheReference) {
@@ -18,7 +18,7 @@ TEST(MatmulGpu, EveryFewRowsConfigurationMatchesTheReference) {
   check_matmul_few_rows_configs(Device::cuda(), dispatch::Backend::tile_cuda);
 }
 TEST(MatmulGpu, IntoAColumnWindowWritesNothingAroundIt) {
-  TESSERA_REQUIRE_GPU();
+  TESSERA_REQUIRE_HOPPER_KERNELS();  // every staged configuration, forced
   check_matmul_into_column_window(Device::cuda(), dispatch::Backend::tile_cuda);
 }
 TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {

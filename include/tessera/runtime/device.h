@@ -28,6 +28,10 @@ bool built_with_cuda();
 int cuda_device_count();  // 0 when built without CUDA or when no GPU is present
 bool cuda_available();
 std::string cuda_device_name(int index = 0);
+// Whether tessera runs its Hopper kernels (TMA, wgmma) on CUDA device `index`: an sm_90 device, unless the
+// environment sets TESSERA_HOPPER=0, which makes it dispatch as on a GPU before Hopper (the generic kernels that
+// sm_80 and sm_89 run), so that those paths can be tested and timed on a Hopper GPU.
+bool cuda_hopper_kernels(int index = 0);
 
 void* device_alloc(size_t bytes, Device device);
 // CUDA memory allocated (and zero-filled when asked) now, while a stream of `device` is being captured into a

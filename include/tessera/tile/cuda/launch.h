@@ -80,15 +80,11 @@ inline int multiprocessor_count() {
   });
 }
 
-// Whether the current device runs sm_90a code (Hopper: TMA, wgmma, programmatic dependent launch).
+// Whether the current device runs the Hopper kernels (TMA, wgmma, programmatic dependent launch):
+// tessera::cuda_hopper_kernels, an sm_90 device unless TESSERA_HOPPER=0.
 inline bool device_is_hopper() {
   static std::array<std::atomic<int>, 64> known{};
-  return detail::per_device(known, [](int device) {
-           int major = 0, minor = 0;
-           TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-           TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-           return major == 9 && minor == 0 ? 1 : 2;
-         }) == 1;
+  return detail::per_device(known, [](int device) { return tessera::cuda_hopper_kernels(device) ? 1 : 2; }) == 1;
 }
 
 // TESSERA_PDL=0 launches every kernel after its predecessor ends (to measure what dependent launch gains).
