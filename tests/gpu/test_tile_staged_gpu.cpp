@@ -206,6 +206,39 @@ TEST_P(StagedMma, WithMulticastLoadsAndCopyEngineStoresIsExact) {
   if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
 }
 
+// Stages filled by halves (leave_unloaded): the copy engine's count of each stage still completes, and the
+// consumers read only the tiles that were loaded. C exact as in StagedMma.
+TEST(TileStagedGpu, StagesFilledByHalvesCompleteAndHoldWhatWasLoaded) {
+  const bool gpu_here = cuda_available();
+  for (auto [m, n, k, blocks] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{2 * 128 + 5, 128 + 12, 64 * 5 + 24, 2},
+                                 {128, 128, 64, 132},
+                                 {3 * 128 - 3, 2 * 128 + 4, 64 * 9, 132},
+                                 {1, 4, 8, 1}}) {
+    SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) + ", at most " +
+                 std::to_string(blocks) + " blocks");
+    const Tensor a = from_floats(stacked_identity(m, k), {m, k}, DType::bf16);
+    std::vector<float> bv = floats(random_tensor({n, k}, DType::f32, Device::cpu(), -4.f, 5.f));
+    for (float& x : bv) x = std::floor(x);
+    const Tensor b = from_floats(bv, {n, k}, DType::bf16);
+    std::vector<float> want(size_t(m * n));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = 0.f;
+        for (int64_t q = i % 64; q < k; q += 64) sum += bv[size_t(j * k + q)];
+        want[size_t(i * n + j)] = sum;
+      }
+    Tensor host_c = poisoned({m, n}, DType::f32);
+    ASSERT_TRUE(tile_host::half_loaded_mma(a, b, host_c, blocks));
+    EXPECT_TRUE(all_close(floats(host_c), want, {0, 0})) << "host mode";
+    if (!gpu_here) continue;
+    Tensor gpu_c = poisoned({m, n}, DType::f32, Device::cuda());
+    if (!tile_cuda::half_loaded_mma(a.to(Device::cuda()), b.to(Device::cuda()), gpu_c, blocks))
+      GTEST_SKIP() << "skipped: not a Hopper GPU";
+    EXPECT_TRUE(all_close(floats(gpu_c.to(Device::cpu())), want, {0, 0})) << "GPU";
+  }
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
 // scale_rows_where's contract as the test kernels apply it: rows r with r % 32 < 8 (some of a warp's 16 rows,
 // or none) of o [rows, dv] times 2 + the row's max of dots [rows, nk]; the other rows as they are.
 std::vector<float> scaled_where(const std::vector<float>& o, const std::vector<float>& dots, int64_t rows, int64_t nk,

@@ -12,6 +12,8 @@ namespace tessera::tile_staged_tests {
   bool store_through_tiles(int config, const Tensor& src, const Tensor& dst, int64_t planes);            \
   /* c = a @ b^T (a [M, K], b [N, K] bf16; c [M, N] f32), kMmaConfigs[config], at most max_blocks blocks */ \
   bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks);     \
+  /* c = a @ b^T as mma_store, a's and b's slices in alternate fills of 128 x 64 stages (HalfLoadedStages) */ \
+  bool half_loaded_mma(const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks);           \
   /* kSlicedConfigs[config]: q [rows <= 16, D], k and v [4 C NK, D] / [4 C NK, DV] bf16; the f32 outputs */ \
   bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out); \
   /* kColumnSharesConfigs[config]: q [64, D], k [NK, D], v [NK, DV] bf16; the f32 outputs */           \

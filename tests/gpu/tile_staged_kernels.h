@@ -113,6 +113,52 @@ struct MmaStore {
   }
 };
 
+// C = A @ B^T with A's and B's k slices in alternate fills of the same stages, as attention streams its keys and
+// values: fill 2 j loads A's slice j and leaves B's tile out (leave_unloaded), fill 2 j + 1 the other way round,
+// and the consumers hold both stages at once. The tiles left out are never read (on the host they hold NaN).
+template <int BM, int BN, int STAGES>
+struct HalfLoadedStages {
+  using Stage = tile::Stage<tile::SharedTile<bf16, BM, 64>, tile::SharedTile<bf16, BN, 64>>;
+  using Pipe = tile::PipelineShape<Stage, STAGES, 2>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::TmaTensor<bf16, BM, 64> a;  // [M, K]
+    tile::TmaTensor<bf16, BN, 64> b;  // [N, K]
+    tile::View2<float> c;             // [M, N]
+    tile::TileSchedule schedule;
+    int64_t k_tiles;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
+      const int64_t m0 = t.row * BM, n0 = t.col * BN;
+      pipe.producer(2 * p.k_tiles, [&](Stage& s, int64_t i) {
+        if (i % 2 == 0) {
+          load_async(blk, s.a, p.a, {m0, (i / 2) * 64});
+          leave_unloaded(blk, s.b);
+        } else {
+          leave_unloaded(blk, s.a);
+          load_async(blk, s.b, p.b, {n0, (i / 2) * 64});
+        }
+      });
+      pipe.consumers([&] {
+        auto acc = mma_accumulator<BM, BN>(pipe);
+        for (int64_t k = 0; k < p.k_tiles; ++k) {
+          const auto with_a = pipe.acquire();
+          const auto with_b = pipe.acquire();
+          mma(acc, with_a.a, transpose(with_b.b));
+          mma_wait(acc);
+          pipe.release(with_a);
+          pipe.release(with_b);
+        }
+        store(blk, p.c, {m0, n0}, acc);
+      });
+    }
+  }
+};
+
 // Sliced tiles (host/slices.h) in one block: q (the rows of a rank-3 view, at most 16) copied into the S = 4 C
 // slices; dots = q @ K_s^T and o = bf16(dots) @ V_s per slice s, K and V [S NK, *] in one stage; then the
 // combinations over slices of o and of its row statistics, and the row maximum repeated into every slice.

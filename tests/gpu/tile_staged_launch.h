@@ -86,6 +86,20 @@ bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, in
   return true;
 }
 
+bool half_loaded_mma(const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks) {
+  if (!staged_pipeline_runs()) return false;
+  using K = HalfLoadedStages<128, 128, 4>;
+  typename K::Params p{};
+  p.a = tile::active::make_tma_tensor<128, 64>(ops::as_rows<const bf16>(a));
+  p.b = tile::active::make_tma_tensor<128, 64>(ops::as_rows<const bf16>(b));
+  p.c = ops::as_rows<float>(c);
+  p.k_tiles = (a.size(1) + 63) / 64;
+  p.schedule = {(c.size(0) + 127) / 128, (c.size(1) + 127) / 128, 8, 1, 1};
+  const int64_t blocks = std::min(tile::active::persistent_blocks<K>(p.schedule.count()), max_blocks);
+  tile::active::launch<K>({std::max<int64_t>(blocks, 1)}, p, nullptr);
+  return true;
+}
+
 bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out) {
   if (!staged_pipeline_runs()) return false;
   with_index<kNumSlicedConfigs>(config, [&](auto index) {

@@ -221,6 +221,13 @@ void load_rows_async(const Block& blk, const SharedTile<T, R, C>& dst, int first
   load_async(blk, rows, box_src, plane, at);
 }
 
+// See the CUDA version: dst is left out of this fill of its stage. What it holds is undefined until a later
+// fill loads it: the host fills it with NaN, so that a kernel that reads it shows.
+template <class T, int R, int C>
+void leave_unloaded(const Block&, const SharedTile<T, R, C>& dst) {
+  for (int64_t i = 0; i < int64_t(R) * C; ++i) dst.data[i] = convert_element<T>(NAN);
+}
+
 template <int BOX_ROWS, int BOX_COLS, class T>
 TmaTensor<T, BOX_ROWS, BOX_COLS> make_tma_tensor(const View2<const T>& view) {
   TmaTensor<T, BOX_ROWS, BOX_COLS> t;

@@ -73,6 +73,17 @@ __device__ __forceinline__ void barrier_arrive_expect_bytes(uint64_t* bar, uint3
 #endif
 }
 
+// Counts `bytes` of the barrier's current phase as delivered by the copy engine, without a copy: for bytes
+// announced (barrier_arrive_expect_bytes) that will not come.
+__device__ __forceinline__ void barrier_complete_bytes(uint64_t* bar, uint32_t bytes) {
+#if TESSERA_SM90A
+  asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+#else
+  (void)bar; (void)bytes;
+#endif
+}
+
 // Waits until the phase of parity `phase` has completed. A fresh barrier counts parity 1 as completed.
 __device__ __forceinline__ void barrier_wait(uint64_t* bar, uint32_t phase) {
 #if TESSERA_SM90A

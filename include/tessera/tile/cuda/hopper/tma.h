@@ -243,4 +243,13 @@ __device__ __forceinline__ void load_rows_async(const Block<TH>&, const SharedTi
                         int32_t(plane), dst.ready);
 }
 
+// Leaves dst out of this fill of its stage: a stage whose tiles are not all needed at every step (attention's
+// stages carry keys or values, and keys are wider when Dqk > Dv: the extra columns are a tile of their own).
+// The bytes the stage's barrier expects for dst count as arrived, with no copy. Called by the producer role
+// (one thread) instead of load_async; dst holds nothing defined until a later fill loads it.
+template <int TH, class T, int R, int C>
+__device__ __forceinline__ void leave_unloaded(const Block<TH>&, const SharedTile<T, R, C>& dst) {
+  hopper::barrier_complete_bytes(dst.ready, uint32_t(SharedTile<T, R, C>::bytes));
+}
+
 }  // namespace tessera::tile::cuda
