@@ -80,15 +80,19 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--no-matmul", action="store_true", help="skip the matmul comparison")
     ap.add_argument("--attention-only", action="store_true", help="only prefill attention (fmha) against SDPA")
+    ap.add_argument("--prefill-only", action="store_true", help="only the attention forward (fmha) against SDPA")
+    ap.add_argument("--head-dims", default="", help="prefill shapes of these q/k head dims only, e.g. 192 or 64,128")
     ap.add_argument("--backward-only", action="store_true", help="only the attention backward against SDPA's")
     ap.add_argument("--membound-only", action="store_true", help="only the memory-bound ops (norms, activations, rope...)")
     ap.add_argument("--decode-only", action="store_true", help="only decode attention (fmha_decode) against SDPA")
     ap.add_argument("--mla-only", action="store_true", help="only MLA decode (mla_decode) against PyTorch's absorbed MLA")
     args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
     # The sections this run times: all of them unless an --*-only flag picks some.
     only = set()
     if args.membound_only: only.add("membound")
     if args.attention_only: only |= {"prefill", "backward"}
+    if args.prefill_only: only.add("prefill")
     if args.backward_only: only.add("backward")
     if args.decode_only: only.add("decode")
     if args.mla_only: only.add("mla")
@@ -258,9 +262,15 @@ def main():
 
     for (b, h, s, d, causal) in [] if not runs("prefill") else [(16, 16, 1024, 128, False), (4, 16, 4096, 128, False), (1, 16, 16384, 128, False),
                                  (4, 16, 4096, 256, False), (8, 16, 2048, 64, False), (16, 16, 1024, 128, True),
-                                 (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True)]:
-        q, k, v = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(3))
-        o = torch.empty_like(q)
+                                 (4, 16, 4096, 128, True), (1, 16, 16384, 128, True), (8, 16, 2048, 64, True),
+                                 (16, 16, 1024, 192, False), (4, 16, 4096, 192, False), (4, 16, 4096, 192, True)]:
+        if args.head_dims and str(d) not in args.head_dims.split(","):
+            continue
+        # d 192: MLA prefill (DeepSeek-V2), keys 128 + 64 rotary columns wide, values 128.
+        dv = 128 if d == 192 else d
+        q, k = (torch.randn(b, h, s, d, dtype=dt, device="cuda") for _ in range(2))
+        v = torch.randn(b, h, s, dv, dtype=dt, device="cuda")
+        o = torch.empty(b, h, s, dv, dtype=dt, device="cuda")
         sets = [(q, k, v, o)]
         call = lambda q, k, v, o: ts.call("tessera_fmha", q, k, v, o, None, 0.0, int(causal), ctypes.c_int64(-1), 0.0)
         tc = bench(call, sets, warmup=1, reps=5)  # the first call tunes
@@ -272,17 +282,20 @@ def main():
         t_cudnn = sdpa_time(SDPBackend.CUDNN_ATTENTION, q, k, v, causal, graph=tg is not None)
         t_flash = sdpa_time(SDPBackend.FLASH_ATTENTION, q, k, v, causal, graph=tg is not None)
         t_cudnn_call = sdpa_time(SDPBackend.CUDNN_ATTENTION, q, k, v, causal)
-        flops = 4 * b * h * s * s * d / (2 if causal else 1)
+        t_efficient = sdpa_time(SDPBackend.EFFICIENT_ATTENTION, q, k, v, causal, graph=tg is not None) if dv != d else float("nan")
+        flops = 2 * b * h * s * s * (d + dv) / (2 if causal else 1)
         tf = lambda t: round(flops / t / 1e6, 1) if t == t else None
-        r = dict(shape=f"{b},{h},{s},{d},{'causal' if causal else 'full'}", timing="graph" if tg is not None else "per-call",
+        r = dict(shape=f"{b},{h},{s},{d if d == dv else f'{d}/{dv}'},{'causal' if causal else 'full'}", timing="graph" if tg is not None else "per-call",
                  tessera_us=round(tt, 1), tessera_tflops=tf(tt),
                  cudnn_us=round(t_cudnn, 1), cudnn_tflops=tf(t_cudnn), flash_us=round(t_flash, 1), flash_tflops=tf(t_flash),
                  vs_cudnn=round(t_cudnn / tt, 3), vs_flash=round(t_flash / tt, 3), max_abs_err=round(err, 4),
                  tessera_call_us=round(tc, 1), cudnn_call_us=round(t_cudnn_call, 1))
+        if dv != d:
+            r.update(efficient_us=round(t_efficient, 1), efficient_tflops=tf(t_efficient), vs_efficient=round(t_efficient / tt, 3))
         attn_rows.append(r)
         print(f"fmha {r['shape']:<22} {r['timing']:<8} tessera {tt:8.1f} us {r['tessera_tflops']} TFLOP/s | cuDNN {r['cudnn_tflops']} "
               f"({r['vs_cudnn']}x) | flash {r['flash_tflops']} ({r['vs_flash']}x) | per-call {tc:.1f} vs cuDNN {t_cudnn_call:.1f} us"
-              f" | max err {err:.3g}")
+              + (f" | efficient {r['efficient_tflops']} ({r['vs_efficient']}x)" if dv != d else "") + f" | max err {err:.3g}")
         del q, k, v, o, sets, ref
         torch.cuda.empty_cache()
 
@@ -321,7 +334,7 @@ def main():
                 errs.append(float((got.float() - want.float()).abs().max() / want.float().abs().max()))
         flops = 10 * b * h * s * s * d / (2 if causal else 1)
         tf = lambda t: round(flops / t / 1e6, 1) if t == t else None
-        r = dict(shape=f"{b},{h},{s},{d},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), tessera_tflops=tf(tt),
+        r = dict(shape=f"{b},{h},{s},{d if d == dv else f'{d}/{dv}'},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), tessera_tflops=tf(tt),
                  cudnn_us=round(t_cudnn, 1), cudnn_tflops=tf(t_cudnn), flash_us=round(t_flash, 1), flash_tflops=tf(t_flash),
                  vs_cudnn=round(t_cudnn / tt, 3), vs_flash=round(t_flash / tt, 3),
                  rel_err_dq_dk_dv=[round(e, 4) for e in errs])

@@ -20,6 +20,9 @@ const FmhaCase kLongFmhaCases[] = {
     {1, 4, 4, 4095, 4095, 64, 64, {0.f, false, -1, 0.f}},
     {1, 8, 1, 129, 1031, 128, 128, {0.f, false, 300, 0.f}},
     {1, 2, 2, 257, 257, 64, 64, {0.2f, true, -1, 20.f}},
+    // Keys wider than values (MLA prefill, 192 / 128) on the staged kernel: GQA with Sq < Sk, a window.
+    {2, 8, 2, 1000, 1500, 192, 128, {0.f, true, -1, 0.f}},
+    {1, 4, 4, 129, 1031, 192, 128, {0.f, false, 300, 0.f}},
 };
 
 // The backward kernels over many tiles of both: long causal, GQA 4 with Sq < Sk, a window, softcap with a scale.
@@ -34,6 +37,7 @@ const FmhaCase kLongFmhaBackwardCases[] = {
 const VarlenCase kLongVarlenCases[] = {
     {{700, 129, 0, 300}, {700, 300, 5, 300}, 8, 2, 128, 128, {0.f, true, -1, 0.f}, 3},
     {{1000, 1}, {2000, 2047}, 4, 4, 64, 64, {}},
+    {{700, 129, 0, 300}, {700, 300, 5, 300}, 8, 2, 192, 128, {0.f, true, -1, 0.f}, 3},
 };
 
 const DecodeCase kLongDecodeCases[] = {

@@ -70,6 +70,8 @@ inline const FmhaCase kFmhaCases[] = {
     {1, 3, 1, 5, 3, 64, 64, {0.f, true, -1, 0.f}},
     // Two query tiles and three key tiles of the staged kernel (128 each), edges inside the tiles.
     {1, 2, 1, 200, 300, 128, 128, {0.f, true, -1, 0.f}},
+    // The same with keys wider than values (MLA prefill): each stage's key tile in two parts.
+    {1, 4, 2, 200, 300, 192, 128, {0.f, false, -1, 15.f}},
 };
 
 // q (random in [-bound, bound], dtype `in`) and a poisoned o (dtype `out`) of a case: [B, H, S, D] tensors, or

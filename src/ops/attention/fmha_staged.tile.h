@@ -22,6 +22,10 @@
 // stayed held for its values, and at head dim 256, where shared memory holds only two pairs beside the query
 // tile, the producer could not load anything while a step ran.
 //
+// With Dqk > Dv (MLA prefill: 128 + 64 rotary columns of q and k, values 128 wide) the keys' extra columns are a
+// tile of their own in each stage, scored by a second product into the same logits, and left out of the
+// stages that carry values: a stage is as wide as the keys, not twice as wide as the values.
+//
 // The masks, the logits and the online softmax are those of fmha.tile.h (online_softmax.tile.h); query head
 // h reads KV head h / group. The copy engine reads K and V as planes of a stack ([B * Hkv, Sk, D] for fmha,
 // [Hkv, Tk, D] for the packed form); keys past a sequence's end are masked, and rows past the stack's end
@@ -33,19 +37,57 @@
 namespace tessera::ops::kernels {
 
 // The shape of the staged attention kernels: BM = 64 query rows per consumer warpgroup, two consumers; STAGES
-// stages of one BN x D tile each (keys and values alternate), at least 3 so that the producer runs ahead.
-template <class T, int D, int BN, int STAGES>
+// stages of one BN-key tile each (keys and values alternate), at least 3 so that the producer runs ahead.
+// Where keys are wider than values (DQK = DV + REST: MLA's 64 rotary columns beside 128), a stage and the
+// query tile are two tiles, the first DV columns and the REST after them, and a stage that carries values
+// leaves its second tile out (leave_unloaded).
+template <class T, int DQK, int DV, int BN, int STAGES>
 struct StagedAttentionShape {
   static_assert(STAGES >= 3, "a step holds two stages (V_{j-1}, K_j): the producer needs a third");
+  static_assert(DQK >= DV, "keys at least as wide as values");
   using value_type = T;
-  static constexpr int consumers = 2, bm = 64 * consumers, bn = BN, d = D;
-  using Stage = tile::Stage<tile::SharedTile<T, BN, D>>;  // K_j or V_j
-  using QueryTile = tile::Stage<tile::SharedTile<T, bm, D>>;                         // resident: the block's rows
+  static constexpr int consumers = 2, bm = 64 * consumers, bn = BN, d = DQK, dv = DV, rest = DQK - DV;
+  template <int R>
+  using Columns = std::conditional_t<rest == 0, tile::Stage<tile::SharedTile<T, R, DV>>,
+                                     tile::Stage<tile::SharedTile<T, R, DV>, tile::SharedTile<T, R, (rest > 0 ? rest : DV)>>>;
+  using Stage = Columns<BN>;     // K_j or V_j
+  using QueryTile = Columns<bm>;  // resident: the block's rows
   using Pipe = tile::PipelineShape<Stage, STAGES, consumers, tile::Consumers::cooperative, QueryTile>;
-  using Keys = tile::TmaTensor<T, BN, D, 3>;      // K or V as [planes, rows, D]
-  using Queries = tile::TmaTensor<T, bm, D, 3>;   // Q as [planes, rows, D]
-  using Outputs = tile::TmaTensor<T, 16, int(128 / sizeof(T)), 3>;  // O as [planes, rows, D], in store boxes
+  using Keys = tile::TmaTensor<T, BN, DV, 3>;                         // K's first DV columns, or V, as [planes, rows, *]
+  using KeysRest = tile::TmaTensor<T, BN, (rest > 0 ? rest : DV), 3>;  // K's columns past DV (unused when rest = 0)
+  using Queries = tile::TmaTensor<T, bm, DV, 3>;                      // Q as [planes, rows, DQK], the same split
+  using QueriesRest = tile::TmaTensor<T, bm, (rest > 0 ? rest : DV), 3>;
+  using Outputs = tile::TmaTensor<T, 16, int(128 / sizeof(T)), 3>;  // O as [planes, rows, DV], in store boxes
 };
+
+// The tensors a staged attention kernel reads: Q, K, V as stacks of [rows, D] planes, with K's and Q's
+// columns past DV in maps of their own (Shape::rest > 0).
+template <class Shape>
+struct StagedAttentionInputs {
+  typename Shape::Queries q;
+  typename Shape::QueriesRest q_rest;
+  typename Shape::Keys k, v;
+  typename Shape::KeysRest k_rest;
+};
+
+// One fill of a stage with keys, or of the query tile: the rows at `row` of plane `plane`, split as the tile is.
+template <class Shape, class Block, class Tiles, class Map, class RestMap>
+TILE_DEVICE void load_split(Block& blk, Tiles& t, const Map& first, const RestMap& rest, int64_t plane, int64_t row) {
+  load_async(blk, t.a, first, plane, {row, 0});
+  if constexpr (Shape::rest > 0) load_async(blk, t.b, rest, plane, {row, Shape::dv});
+}
+// A fill with values: the stage's first tile only.
+template <class Shape, class Block, class Stage, class Map>
+TILE_DEVICE void load_values(Block& blk, Stage& s, const Map& v, int64_t plane, int64_t row) {
+  load_async(blk, s.a, v, plane, {row, 0});
+  if constexpr (Shape::rest > 0) leave_unloaded(blk, s.b);
+}
+// dots = q @ K_j^T, over both column parts where the tiles are split.
+template <class Shape, class Acc, class Queries, class Stage>
+TILE_DEVICE void score_keys(Acc& dots, const Queries& q, const Stage& keys) {
+  mma(dots, q.a, transpose(keys.a), tile::overwrite);
+  if constexpr (Shape::rest > 0) mma(dots, q.b, transpose(keys.b));
+}
 
 // Where a block's output rows go: plane `plane` of `boxes` through the copy engine (staged in the query
 // tile's shared memory, which the block no longer reads), or, without boxes, o_rows from registers.
@@ -55,17 +97,16 @@ struct OutputPlane {
   int64_t plane = 0;
 };
 
-// Attends query rows [q0, q0 + BM) of a sequence's Sq queries (rows q_row0 + q0 .. of plane q_plane of q) to
-// the Sk keys and values that start at row key_row0 of plane `plane` of k and v, bottom-right aligned. Writes
-// those rows of o_rows [Sq, D] and, when has_lse, of lse_rows [Sq, 1].
+// Attends query rows [q0, q0 + BM) of a sequence's Sq queries (rows q_row0 + q0 .. of plane q_plane of in.q)
+// to the Sk keys and values that start at row key_row0 of plane `plane` of in.k and in.v, bottom-right
+// aligned. Writes those rows of o_rows [Sq, DV] and, when has_lse, of lse_rows [Sq, 1].
 template <class Shape, class Block, class Pipe, class T>
-TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const typename Shape::Queries& q, int64_t q_plane, int64_t q_row0,
-                                          const typename Shape::Keys& k, const typename Shape::Keys& v, int64_t plane,
-                                          int64_t key_row0, int64_t Sk, const tile::View2<T>& o_rows,
+TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAttentionInputs<Shape>& in, int64_t q_plane,
+                                          int64_t q_row0, int64_t plane, int64_t key_row0, int64_t Sk, const tile::View2<T>& o_rows,
                                           const tile::View2<float>& lse_rows, bool has_lse, int64_t q0,
                                           const MaskParams& mask, float out_scale = 1.f,
                                           OutputPlane<Shape> out = {}) {
-  constexpr int BM = Shape::bm, BN = Shape::bn, D = Shape::d;
+  constexpr int BM = Shape::bm, BN = Shape::bn, DV = Shape::dv;
   using Stage = typename Shape::Stage;
   const int64_t Sq = o_rows.extent[0], offset = Sk - Sq;
 
@@ -78,16 +119,18 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const typename
   // The queries follow the first key tile: in a persistent block that tile loads while the previous work
   // item's consumers still hold their query tile (for its last products and its output).
   auto load_queries = [&] {
-    pipe.load_resident([&](typename Shape::QueryTile& r) { load_async(blk, r.a, q, q_plane, {q_row0 + q0, 0}); });
+    pipe.load_resident([&](typename Shape::QueryTile& r) { load_split<Shape>(blk, r, in.q, in.q_rest, q_plane, q_row0 + q0); });
   };
   if (tiles == 0) load_queries();
   pipe.producer(2 * tiles, [&](Stage& s, int64_t i) {  // K_0, V_0, K_1, V_1, ...
-    load_async(blk, s.a, i % 2 == 0 ? k : v, plane, {key_row0 + k_begin + (i / 2) * BN, 0});
+    const int64_t row = key_row0 + k_begin + (i / 2) * BN;
+    if (i % 2 == 0) load_split<Shape>(blk, s, in.k, in.k_rest, plane, row);
+    else load_values<Shape>(blk, s, in.v, plane, row);
     if (i == 0) load_queries();
   });
   pipe.consumers([&] {
-    auto o = mma_accumulator<BM, D>(pipe);
-    const auto q_tile = pipe.resident().a;
+    auto o = mma_accumulator<BM, DV>(pipe);
+    const auto q_tile = pipe.resident();
     auto m = full_like(row_max(o), -INFINITY);
     auto l = full_like(m, 0.f);
     auto dots = mma_accumulator<BM, BN>(pipe);
@@ -126,7 +169,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const typename
       auto keys = pipe.acquire();
       {
         [[maybe_unused]] const auto turn = turns.take();
-        mma(dots, q_tile, transpose(keys.a), tile::overwrite);
+        score_keys<Shape>(dots, q_tile, keys);
       }
       mma_wait(dots);
       pipe.release(keys);
@@ -136,11 +179,11 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const typename
         keys = pipe.acquire();
         {
           [[maybe_unused]] const auto turn = turns.take();
-          mma(dots, q_tile, transpose(keys.a), tile::overwrite);  // over the spent scores of the tile before
+          score_keys<Shape>(dots, q_tile, keys);  // over the spent scores of the tile before
           scale_rows_where(o, moved, rescale);
           mma(o, p, values.a);
         }
-        mma_wait<1>(dots);
+        mma_wait<1>(dots);  // all but p @ V_{j-1}
         pipe.release(keys);
         softmax_step(k_begin + j * BN);
         mma_wait(o);
@@ -153,7 +196,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const typename
       pipe.release(values);
     }
     const auto o_final = cast<T>(o * (inverse_sum(l) * out_scale));
-    if (out.boxes) pipe.store_async(blk, *out.boxes, out.plane, {q0, 0}, o_final, q_tile);
+    if (out.boxes) pipe.store_async(blk, *out.boxes, out.plane, {q0, 0}, o_final, q_tile.a);
     else store(blk, o_rows, {q0, 0}, o_final);
     pipe.release_resident();
     if (has_lse) store(blk, lse_rows, {q0, 0}, log_sum_exp(m, l));
@@ -162,23 +205,22 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const typename
 
 // Work items: (query tile, head) pairs, a head's query tiles one after another (they share its keys and values
 // in L2), taken by a grid of blocks that each run several in turn (persistent: the next item's first key tile
-// loads under the current one's last steps, and no block starts cold) or one each. q [B, Hq, Sq, D],
-// o [B, Hq, Sq, D], lse [B, Hq, Sq, 1]; K and V as [B * Hkv, Sk, D] planes.
-template <class T, int D, int BN, int STAGES>
-struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
-  using Shape = StagedAttentionShape<T, D, BN, STAGES>;
+// loads under the current one's last steps, and no block starts cold) or one each. q [B, Hq, Sq, DQK],
+// o [B, Hq, Sq, DV], lse [B, Hq, Sq, 1]; K and V as [B * Hkv, Sk, DQK / DV] planes.
+template <class T, int DQK, int DV, int BN, int STAGES>
+struct FmhaStaged : StagedAttentionShape<T, DQK, DV, BN, STAGES> {
+  using Shape = StagedAttentionShape<T, DQK, DV, BN, STAGES>;
   static constexpr int threads = Shape::Pipe::threads;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
   struct Params {
-    typename Shape::Queries q;  // [B * Hq, Sq, D] planes
+    StagedAttentionInputs<Shape> in;  // Q [B * Hq, Sq, DQK], K and V [B * Hkv, Sk, DQK / DV] planes
     tile::View4<T> o;
     tile::View4<float> lse;
     bool has_lse;
-    typename Shape::Keys k, v;
     int64_t kv_heads, group;
     MaskParams mask;
     float out_scale = 1.f;  // o's factor (fmha_fp8: v's scale)
-    typename Shape::Outputs o_boxes;  // o as [B * Hq, Sq, D] planes, when o_by_copy_engine
+    typename Shape::Outputs o_boxes;  // o as [B * Hq, Sq, DV] planes, when o_by_copy_engine
     bool o_by_copy_engine = false;
     tile::TileSchedule items;  // rows: query tiles; columns: heads (b Hq + h); a group holds all of a head's tiles
   };
@@ -192,27 +234,26 @@ struct FmhaStaged : StagedAttentionShape<T, D, BN, STAGES> {
       const int64_t q0 = query_tile_row(item.row, p.o.extent[2], Shape::bm, p.mask.causal);
       OutputPlane<Shape> out;
       if (p.o_by_copy_engine) out = {&p.o_boxes, bh};
-      attend_query_tile_staged<Shape>(blk, pipe, p.q, bh, 0, p.k, p.v, b * p.kv_heads + h / p.group, 0,
-                                      p.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale, out);
+      attend_query_tile_staged<Shape>(blk, pipe, p.in, bh, 0, b * p.kv_heads + h / p.group, 0,
+                                      p.in.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale, out);
     }
   }
 };
 
-// Grid (ceil(Tq / BM), Hq, B + 1). q [Hq, Tq, D], o [Hq, Tq, D], lse [Hq, Tq, 1] (head-major views of the
-// packed tensors); K and V as [Hkv, Tk, D] planes; cu_q, cu_k [B + 1]. As FmhaVarlen: the extra sequence B
-// owns the rows past cu_q[B], written as o = 0, lse = -inf.
-template <class T, int D, int BN, int STAGES>
-struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
-  using Shape = StagedAttentionShape<T, D, BN, STAGES>;
+// Grid (ceil(Tq / BM), Hq, B + 1). q [Hq, Tq, DQK], o [Hq, Tq, DV], lse [Hq, Tq, 1] (head-major views of the
+// packed tensors); K and V as [Hkv, Tk, DQK / DV] planes; cu_q, cu_k [B + 1]. As FmhaVarlen: the extra sequence
+// B owns the rows past cu_q[B], written as o = 0, lse = -inf.
+template <class T, int DQK, int DV, int BN, int STAGES>
+struct FmhaStagedVarlen : StagedAttentionShape<T, DQK, DV, BN, STAGES> {
+  using Shape = StagedAttentionShape<T, DQK, DV, BN, STAGES>;
   static constexpr int threads = Shape::Pipe::threads;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
   struct Params {
-    typename Shape::Queries q;  // [Hq, Tq, D] planes
+    StagedAttentionInputs<Shape> in;  // Q [Hq, Tq, DQK], K and V [Hkv, Tk, DQK / DV] planes
     tile::View3<T> o;
     tile::View3<float> lse;
     tile::View1<const int32_t> cu_q, cu_k;
     bool has_lse;
-    typename Shape::Keys k, v;
     int64_t group;
     MaskParams mask;
   };
@@ -220,13 +261,13 @@ struct FmhaStagedVarlen : StagedAttentionShape<T, D, BN, STAGES> {
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t h = blk.bid(1);
-    const auto [q_begin, q_end, k_begin, k_end] = packed_sequence(p.cu_q, p.cu_k, blk.bid(2), p.o.extent[1], p.k.view.extent[1]);
+    const auto [q_begin, q_end, k_begin, k_end] = packed_sequence(p.cu_q, p.cu_k, blk.bid(2), p.o.extent[1], p.in.k.view.extent[1]);
     // The whole block leaves together (before the pipeline starts): no role waits for another.
     if (blk.bid(0) * Shape::bm >= q_end - q_begin) return;
     const int64_t q0 = query_tile_row(blk.bid(0), q_end - q_begin, Shape::bm, p.mask.causal);
     const int64_t d = p.o.extent[2];
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
-    attend_query_tile_staged<Shape>(blk, pipe, p.q, h, q_begin, p.k, p.v, h / p.group, k_begin, k_end - k_begin,
+    attend_query_tile_staged<Shape>(blk, pipe, p.in, h, q_begin, h / p.group, k_begin, k_end - k_begin,
                                     p.o[h].window(q_begin, 0, q_end - q_begin, d),
                                     p.lse[h].window(q_begin, 0, q_end - q_begin, 1), p.has_lse, q0, p.mask);
   }

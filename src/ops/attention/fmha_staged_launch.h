@@ -8,9 +8,11 @@
 //   128        128 x 6 (6 x 32 KiB, FlashAttention-3's tile); 64 x 8 (short sequences, windows)
 //   256        64 x 4 (4 x 32 KiB) alone. On an H200 (session 31) the 32-key tile in 8 stages was 0.64-0.74x
 //              cuDNN where 64 x 4 was 0.86-0.97x, and 64 x 5 (all the shared memory) timed as 64 x 4.
-// The block's query tile stays in shared memory (BM x D: 16, 32 or 64 KiB) beside the stages.
+//   192 / 128  (MLA prefill: keys 192 wide, values 128) 128 x 3 (3 x 48 KiB), 64 x 6 (6 x 24 KiB); a stage is
+//              as wide as the keys, and a value fill leaves its last 64 columns out.
+// The block's query tile stays in shared memory (BM x Dqk: 16, 32, 48 or 64 KiB) beside the stages.
 // Each step holds two stages (the keys of tile j, the values of tile j - 1); the producer fills the others.
-// Other head dims, Dqk != Dv, 32-bit inputs and Q/K/V that the copy engine cannot read as [B * H, S, D] planes
+// Other head dims, 32-bit inputs and Q/K/V that the copy engine cannot read as [B * H, S, D] planes
 // (16-byte aligned rows, heads evenly spaced) take the generic kernel.
 #pragma once
 #include "ops/attention/args.h"
@@ -24,8 +26,9 @@ namespace tessera::ops::TESSERA_TILE_BACKEND {
 namespace {
 bool staged_applies(const Tensor& q, const Tensor& v, int64_t keys) {
   const bool sixteen_bit = q.dtype() == DType::bf16 || q.dtype() == DType::f16;
-  const int64_t d = q.size(-1);
-  if (!sixteen_bit || v.size(-1) != d || (d != 64 && d != 128 && d != 256) || keys == 0) return false;
+  const int64_t dqk = q.size(-1), dv = v.size(-1);
+  const bool compiled = (dqk == dv && (dqk == 64 || dqk == 128 || dqk == 256)) || (dqk == 192 && dv == 128);
+  if (!sixteen_bit || !compiled || keys == 0) return false;
 #if defined(__CUDACC__)
   if (!tile::cuda::device_is_hopper()) return false;
 #endif
@@ -36,14 +39,15 @@ kernels::MaskParams staged_mask(const AttentionParams& p) {
   return {p.causal, p.window_left, kernels::Logits{p.scale, p.softcap}};
 }
 
-// The autotuner's key: head dim, mask kind and sizes (heads, rows per head and keys, as powers of two).
+// The autotuner's key: head dims, mask kind and sizes (heads, rows per head and keys, as powers of two).
 namespace at = dispatch::autotune;
-at::Key staged_tune_key(const char* op, DType dtype, int64_t d, int64_t heads, int64_t rows, int64_t keys,
+at::Key staged_tune_key(const char* op, DType dtype, int64_t dqk, int64_t dv, int64_t heads, int64_t rows, int64_t keys,
                         const AttentionParams& p) {
   const std::string kind =
       std::string(dtype_name(dtype)) + (p.causal ? "_causal" : "") + (p.window_left >= 0 ? "_window" : "");
-  return at::make_key(op, kind, at::shape_class({{"d", d}, {"heads", at::pow2_bucket(heads)},
-                                                  {"rows", at::pow2_bucket(rows)}, {"keys", at::pow2_bucket(keys)}}));
+  const long long h = at::pow2_bucket(heads), r = at::pow2_bucket(rows), n = at::pow2_bucket(keys);
+  if (dv != dqk) return at::make_key(op, kind, at::shape_class({{"d", dqk}, {"dv", dv}, {"heads", h}, {"rows", r}, {"keys", n}}));
+  return at::make_key(op, kind, at::shape_class({{"d", dqk}, {"heads", h}, {"rows", r}, {"keys", n}}));
 }
 
 // The configurations (keys per tile, stages) of a head dim as autotuner candidates, each calling
@@ -53,23 +57,41 @@ at::Key staged_tune_key(const char* op, DType dtype, int64_t d, int64_t heads, i
 // 197.0 against 210.9 (causal items then in weight order), 8 x 16 x 2k x 64 343.5 against 362.4, and within 0.5%
 // at 4k to 16k (session 37).
 template <class T, class F>
-std::vector<at::Candidate> staged_configs(int64_t d, const F& launch, bool persistent_too = false) {
+std::vector<at::Candidate> staged_configs(int64_t dqk, int64_t dv, const F& launch, bool persistent_too = false) {
   using kernels::StagedAttentionShape;
   std::vector<at::Candidate> configs;
   auto add = [&](const char* name, auto shape) {
     if (persistent_too) configs.push_back({std::string(name) + "_persistent", [=] { launch(shape, true); }});
     configs.push_back({name, [=] { launch(shape, false); }});
   };
-  if (d == 64) {
-    add("bn128_s8", StagedAttentionShape<T, 64, 128, 8>{});
-    add("bn64_s12", StagedAttentionShape<T, 64, 64, 12>{});
-  } else if (d == 256) {
-    add("bn64_s4", StagedAttentionShape<T, 256, 64, 4>{});
+  if (dqk != dv) {
+    add("bn128_s3", StagedAttentionShape<T, 192, 128, 128, 3>{});
+    add("bn64_s6", StagedAttentionShape<T, 192, 128, 64, 6>{});
+  } else if (dqk == 64) {
+    add("bn128_s8", StagedAttentionShape<T, 64, 64, 128, 8>{});
+    add("bn64_s12", StagedAttentionShape<T, 64, 64, 64, 12>{});
+  } else if (dqk == 256) {
+    add("bn64_s4", StagedAttentionShape<T, 256, 256, 64, 4>{});
   } else {
-    add("bn128_s6", StagedAttentionShape<T, 128, 128, 6>{});
-    add("bn64_s8", StagedAttentionShape<T, 128, 64, 8>{});
+    add("bn128_s6", StagedAttentionShape<T, 128, 128, 128, 6>{});
+    add("bn64_s8", StagedAttentionShape<T, 128, 128, 64, 8>{});
   }
   return configs;
+}
+
+// The copy engine's maps of Q, K and V planes for a shape: K's and Q's columns past DV in maps of their own.
+template <class Shape, class T>
+kernels::StagedAttentionInputs<Shape> staged_inputs(const tile::View3<const T>& q, const tile::View3<const T>& k,
+                                                    const tile::View3<const T>& v) {
+  kernels::StagedAttentionInputs<Shape> in;
+  in.q = tile::active::make_tma_tensor<Shape::bm, Shape::dv>(q);
+  in.k = tile::active::make_tma_tensor<Shape::bn, Shape::dv>(k);
+  in.v = tile::active::make_tma_tensor<Shape::bn, Shape::dv>(v);
+  if constexpr (Shape::rest > 0) {
+    in.q_rest = tile::active::make_tma_tensor<Shape::bm, Shape::rest>(q);
+    in.k_rest = tile::active::make_tma_tensor<Shape::bn, Shape::rest>(k);
+  }
+  return in;
 }
 
 #if defined(__CUDACC__)
@@ -90,18 +112,16 @@ bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt, float out_scal
       tile::View3<const T> q_planes, k_planes, v_planes;
       if (!batch_head_planes(a.q, q_planes) || !batch_head_planes(a.k, k_planes) || !batch_head_planes(a.v, v_planes))
         return;
-      const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), d = a.q.size(3);
+      const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), dqk = a.q.size(3), dv = a.v.size(3);
       auto launch = [&a, &opt, q_planes, k_planes, v_planes, B, Hq, Sq, out_scale](auto shape, bool persistent) {
         using Shape = decltype(shape);
-        using K = kernels::FmhaStaged<T, Shape::d, Shape::bn, Shape::Pipe::stages>;
+        using K = kernels::FmhaStaged<T, Shape::d, Shape::dv, Shape::bn, Shape::Pipe::stages>;
         typename K::Params p{};
         p.out_scale = out_scale;
-        p.q = tile::active::make_tma_tensor<Shape::bm, Shape::d>(q_planes);
+        p.in = staged_inputs<Shape>(q_planes, k_planes, v_planes);
         p.o = as_view<T, 4>(a.o);
         p.has_lse = !is_absent(a.lse);
         if (p.has_lse) p.lse = with_unit_column<float, 4>(a.lse, {0, 1, 2});
-        p.k = tile::active::make_tma_tensor<Shape::bn, Shape::d>(k_planes);
-        p.v = tile::active::make_tma_tensor<Shape::bn, Shape::d>(v_planes);
         p.kv_heads = a.k.size(1);
         p.group = Hq / a.k.size(1);
         p.mask = staged_mask(a.params);
@@ -117,8 +137,8 @@ bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt, float out_scal
         const int64_t items = p.items.count();
         tile::active::launch<K>({persistent ? tile::active::persistent_blocks<K>(items) : items}, p, opt.stream);
       };
-      const auto configs = staged_configs<T>(d, launch, true);
-      const auto key = staged_tune_key("fmha", a.q.dtype(), d, B * Hq, Sq, a.k.size(2), a.params);
+      const auto configs = staged_configs<T>(dqk, dv, launch, true);
+      const auto key = staged_tune_key("fmha", a.q.dtype(), dqk, dv, B * Hq, Sq, a.k.size(2), a.params);
       at::select(key, configs, 0, opt.stream, kTuneWhere).launch();
       launched = true;
     }
@@ -138,26 +158,24 @@ bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
           !as_planes(a.k, a.k.size(1), a.k.stride(1), 0, k_planes) ||
           !as_planes(a.v, a.v.size(1), a.v.stride(1), 0, v_planes))
         return;
-      const int64_t Tq = a.q.size(0), Hq = a.q.size(1), B = a.cu_q.size(0) - 1, d = a.q.size(2);
+      const int64_t Tq = a.q.size(0), Hq = a.q.size(1), B = a.cu_q.size(0) - 1, dqk = a.q.size(2), dv = a.v.size(2);
       auto launch = [&a, &opt, q_planes, k_planes, v_planes, Tq, Hq, B](auto shape, bool /*persistent: not offered*/) {
         using Shape = decltype(shape);
-        using K = kernels::FmhaStagedVarlen<T, Shape::d, Shape::bn, Shape::Pipe::stages>;
+        using K = kernels::FmhaStagedVarlen<T, Shape::d, Shape::dv, Shape::bn, Shape::Pipe::stages>;
         typename K::Params p{};
-        p.q = tile::active::make_tma_tensor<Shape::bm, Shape::d>(q_planes);
+        p.in = staged_inputs<Shape>(q_planes, k_planes, v_planes);
         p.o = permuted<T, 3>(a.o, {1, 0, 2});
         p.has_lse = !is_absent(a.lse);
         if (p.has_lse) p.lse = with_unit_column<float, 3>(a.lse, {1, 0});
         p.cu_q = as_view<const int32_t, 1>(a.cu_q);
         p.cu_k = as_view<const int32_t, 1>(a.cu_k);
-        p.k = tile::active::make_tma_tensor<Shape::bn, Shape::d>(k_planes);
-        p.v = tile::active::make_tma_tensor<Shape::bn, Shape::d>(v_planes);
         p.group = Hq / a.k.size(1);
         p.mask = staged_mask(a.params);
         tile::active::launch<K>({(Tq + Shape::bm - 1) / Shape::bm, Hq, B + 1}, p, opt.stream);
       };
-      const auto configs = staged_configs<T>(d, launch);
+      const auto configs = staged_configs<T>(dqk, dv, launch);
       const int64_t batch = std::max<int64_t>(B, 1);
-      const auto key = staged_tune_key("fmha_varlen", a.q.dtype(), d, Hq, Tq / batch, a.k.size(0) / batch, a.params);
+      const auto key = staged_tune_key("fmha_varlen", a.q.dtype(), dqk, dv, Hq, Tq / batch, a.k.size(0) / batch, a.params);
       at::select(key, configs, 0, opt.stream, kTuneWhere).launch();
       launched = true;
     }
