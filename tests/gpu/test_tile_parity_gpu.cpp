@@ -100,12 +100,14 @@ TEST(TileParityGpu, MmaIntoFragmentAccumulators) {
                  std::to_string(s.threads) + " threads");
     Tensor a = random_small_ints({s.m, s.k}, -3, 3), b = random_small_ints({s.k, s.n}, -3, 3), bt = random_small_ints({s.n, s.k}, -3, 3);
     Tensor acc0 = random_small_ints({s.m, s.n}, -50, 50);
-    Tensor h0 = poisoned({s.m, s.n}, DType::f32), h1 = poisoned({s.m, s.n}, DType::f32);
+    Tensor h0 = poisoned({s.m, s.n}, DType::f32), h1 = poisoned({s.m, s.n}, DType::f32), h2 = poisoned({s.m, s.n}, DType::f32);
     Tensor g0 = poisoned({s.m, s.n}, DType::f32, Device::cuda()), g1 = poisoned({s.m, s.n}, DType::f32, Device::cuda());
-    tile_host::mma_fragments(i, a, b, bt, acc0, h0, h1);
-    tile_cuda::mma_fragments(i, gpu(a), gpu(b), gpu(bt), gpu(acc0), g0, g1);
+    Tensor g2 = poisoned({s.m, s.n}, DType::f32, Device::cuda());
+    tile_host::mma_fragments(i, a, b, bt, acc0, h0, h1, h2);
+    tile_cuda::mma_fragments(i, gpu(a), gpu(b), gpu(bt), gpu(acc0), g0, g1, g2);
     EXPECT_TRUE(all_close(floats(g0), floats(h0), {0, 0})) << "acc0 + a @ b";
     EXPECT_TRUE(all_close(floats(g1), floats(h1), {0, 0})) << "mma_nt: a @ bt^T";
+    EXPECT_TRUE(all_close(floats(g2), floats(h2), {0, 0})) << "a from registers: a @ b + a @ bt^T";
   }
 }
 

@@ -41,7 +41,7 @@ inline constexpr int kNumFragmentShapes = int(sizeof(kFragmentShapes) / sizeof(k
   void mma_transpose(int shape, const Tensor& a, const Tensor& b, const Tensor& bt, const Tensor& acc0,       \
                      const Tensor& out0, const Tensor& out1, const Tensor& out2);                             \
   void mma_fragments(int shape, const Tensor& a, const Tensor& b, const Tensor& bt, const Tensor& acc0,       \
-                     const Tensor& out0, const Tensor& out1);                                                 \
+                     const Tensor& out0, const Tensor& out1, const Tensor& out2);                             \
   /* src is viewed with column stride 2 when `strided`; blocks form a grid x grid of offsets */               \
   void load_store(bool bf16_elements, bool strided, const Tensor& src, const Tensor& dst, int grid, int64_t step); \
   void atomic_add(const Tensor& x, const Tensor& out, int blocks);

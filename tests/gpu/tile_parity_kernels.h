@@ -91,9 +91,15 @@ struct MmaTranspose {
 template <int M, int N, int K, int TH>
 struct MmaFragments {
   static constexpr int threads = TH;
-  struct Params { tile::View2<const float> a, b, bt, acc0; tile::View2<float> out0, out1; };
+  struct Params { tile::View2<const float> a, b, bt, acc0; tile::View2<float> out0, out1, out2; };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    // out2 = a @ b + a @ bt^T with a loaded in the accumulator's layout: its fragments straight from registers.
+    auto acc2 = mma_accumulator<M, N>(blk);
+    const auto a_like = load_like(blk, mma_accumulator<M, K>(blk), p.a, {0, 0});
+    mma(acc2, cast<bf16>(a_like), cast<bf16>(load<K, N>(blk, p.b, {0, 0})));
+    mma_nt(acc2, cast<f16>(a_like), cast<f16>(load<N, K>(blk, p.bt, {0, 0})));
+    store(blk, p.out2, {0, 0}, acc2);
     auto acc = mma_accumulator<M, N>(blk);
     acc = acc + load_like(blk, acc, p.acc0, {0, 0});
     mma(acc, cast<bf16>(load<M, K>(blk, p.a, {0, 0})), cast<bf16>(load<K, N>(blk, p.b, {0, 0})));

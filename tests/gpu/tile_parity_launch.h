@@ -39,12 +39,12 @@ void mma_transpose(int shape, const Tensor& a, const Tensor& b, const Tensor& bt
 }
 
 void mma_fragments(int shape, const Tensor& a, const Tensor& b, const Tensor& bt, const Tensor& acc0, const Tensor& out0,
-                   const Tensor& out1) {
+                   const Tensor& out1, const Tensor& out2) {
   with_index<kNumFragmentShapes>(shape, [&](auto I) {
     constexpr MmaShape S = kFragmentShapes[I];
     using K = MmaFragments<S.m, S.n, S.k, S.threads>;
     tile::active::launch<K>({1}, {as_rows<const float>(a), as_rows<const float>(b), as_rows<const float>(bt), as_rows<const float>(acc0),
-                                  as_rows<float>(out0), as_rows<float>(out1)}, nullptr);
+                                  as_rows<float>(out0), as_rows<float>(out1), as_rows<float>(out2)}, nullptr);
   });
 }
 

@@ -5,7 +5,9 @@
 // warp w of a 128-thread group owns rows 16 w .. 16 w + 15 of each 64-row slice, each 16 x 8 piece of them in
 // the D layout of mma.sync m16n8k16, which is also wgmma's. mma(acc, a, b) and mma_nt(acc, a, b) with 16-bit
 // Blocked operands stage a and b in shared memory and let each warp multiply its own rows straight into its
-// fragments (ldmatrix, mma.sync). The Blocked accumulator of plain tiles (zeros<float, M, N>) has to take every
+// fragments (ldmatrix, mma.sync). Where a is itself a 16-bit tile in the accumulator's layout (a cast tile of
+// scores, or rows loaded like the accumulator), its fragments are already in registers and only b is staged
+// (FlashAttention-2's p @ v). The Blocked accumulator of plain tiles (zeros<float, M, N>) has to take every
 // product back through shared memory into its layout (cuda/reduce.h): at 64 x 64 x 32 that round trip was most
 // of the ~740 instructions a warp spent per k slice (Nsight Compute, H200, session 39).
 //
@@ -34,16 +36,50 @@ template <int M, int N, int TH>
 using block_accumulator_layout =
     std::conditional_t<fragment_accumulator_fits<M, N, TH>(), WgmmaAcc<M, N, TH / 128>, Blocked<M, N, TH>>;
 
-// The shared staging of a fragment product's operands: a [M][K] and b [K][N] (or [N][K] when B_NK), rows padded
-// by 16 bytes so that the 8 rows an ldmatrix reads fall in different banks; 4, 8 or 16 KB by size, the buffer
-// the kernel's other warp-level products use (warp_mma_buffer).
-template <int M, int N, int K, bool B_NK>
+// The shared staging of a fragment product's operands: a [M][K] (unless its fragments come from registers,
+// A_STAGED false) and b [K][N] (or [N][K] when B_NK), rows padded by 16 bytes so that the 8 rows an ldmatrix
+// reads fall in different banks; 4, 8 or 16 KB by size, the buffer the kernel's other warp-level products use
+// (warp_mma_buffer).
+template <int M, int N, int K, bool B_NK, bool A_STAGED = true>
 struct FragmentOperands {
   static constexpr int a_stride = K + 8, b_stride = B_NK ? K + 8 : N + 8;
-  static constexpr int operand_bytes = (M * a_stride + (B_NK ? N : K) * b_stride) * 2;
+  static constexpr int operand_bytes = ((A_STAGED ? M * a_stride : 0) + (B_NK ? N : K) * b_stride) * 2;
   static constexpr int bytes = operand_bytes <= 4096 ? 4096 : operand_bytes <= 8192 ? 8192 : 16384;
   static constexpr bool fits = K % 16 == 0 && operand_bytes <= 16384;
 };
+
+// One k step (columns [k0, k0 + 16) of a) of a fragment product: each slice's A fragment af[s] times the k step
+// of the staged b (rows of B_STRIDE elements), read by ldmatrix, into acc's fragments. One x4 holds the k pairs
+// of two 8-column fragments of b, an x2 those of one (as warp_mma in cuda/reduce.h).
+template <bool B_NK, int B_STRIDE, class T, int M, int N, int C>
+__device__ __forceinline__ void mma_k_step(Tile<float, WgmmaAcc<M, N, C>>& acc, const uint32_t (&af)[WgmmaAcc<M, N, C>::slices][4],
+                                           const T* sb, int k0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using L = WgmmaAcc<M, N, C>;
+  constexpr int NF = N / 8;
+  const int l = lane();
+#pragma unroll
+  for (int j = 0; j < NF; j += 2) {
+    const T* row = B_NK ? sb + (8 * j + l % 8) * B_STRIDE + k0 + 8 * ((l / 8) % 2) : sb + (k0 + l % 16) * B_STRIDE + 8 * j;
+    if (j + 1 < NF) {
+      uint32_t bf[4];
+      warp::ldmatrix_x4<!B_NK>(bf, uint32_t(__cvta_generic_to_shared(row + (B_NK ? 8 * B_STRIDE : 8) * (l / 16))));
+#pragma unroll
+      for (int s = 0; s < L::slices; ++s) {
+        warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * j], af[s], bf[0], bf[1]);
+        warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * (j + 1)], af[s], bf[2], bf[3]);
+      }
+    } else {
+      uint32_t bf[2];
+      warp::ldmatrix_x2<!B_NK>(bf, uint32_t(__cvta_generic_to_shared(row)));
+#pragma unroll
+      for (int s = 0; s < L::slices; ++s) warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * j], af[s], bf[0], bf[1]);
+    }
+  }
+#else
+  (void)acc; (void)af; (void)sb; (void)k0; __trap();
+#endif
+}
 
 // acc += a @ b (b [K, N]) or, B_NK, a @ b^T (b [N, K]), each warp into its own fragments of acc.
 template <bool B_NK, class T, int M, int N, int K, int C, int TH, class LB>
@@ -52,7 +88,6 @@ __device__ __forceinline__ void fragment_mma(Tile<float, WgmmaAcc<M, N, C>>& acc
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   using L = WgmmaAcc<M, N, C>;
   using S = FragmentOperands<M, N, K, B_NK>;
-  constexpr int NF = N / 8;
   T* const sa = reinterpret_cast<T*>(warp_mma_buffer<S::bytes>());
   T* const sb = sa + M * S::a_stride;
   block_sync();  // the last product's readers of the buffer are done
@@ -68,25 +103,30 @@ __device__ __forceinline__ void fragment_mma(Tile<float, WgmmaAcc<M, N, C>>& acc
 #pragma unroll
     for (int s = 0; s < L::slices; ++s)
       warp::ldmatrix_x4<false>(af[s], uint32_t(__cvta_generic_to_shared(sa + (row0 + 64 * s + l % 16) * S::a_stride + k0 + 8 * (l / 16))));
-    // b as in warp_mma (cuda/reduce.h): one x4 holds the k pairs of two 8-column fragments, an x2 those of one.
+    mma_k_step<B_NK, S::b_stride>(acc, af, sb, k0);
+  }
+#else
+  (void)acc; (void)a; (void)b; __trap();
+#endif
+}
+
+// The same with a in acc's own layout: its A fragments are its registers (hopper::a_fragment), b alone staged.
+template <bool B_NK, class T, int M, int N, int K, int C, class LB>
+__device__ __forceinline__ void fragment_mma_registers(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<T, WgmmaAcc<M, K, C>>& a,
+                                                       const Tile<T, LB>& b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using L = WgmmaAcc<M, N, C>;
+  using S = FragmentOperands<M, N, K, B_NK, false>;
+  T* const sb = reinterpret_cast<T*>(warp_mma_buffer<S::bytes>());
+  block_sync();  // the last product's readers of the buffer are done
+  stage_rows16<S::b_stride>(sb, b);
+  block_sync();
 #pragma unroll
-    for (int j = 0; j < NF; j += 2) {
-      const T* row = B_NK ? sb + (8 * j + l % 8) * S::b_stride + k0 + 8 * ((l / 8) % 2) : sb + (k0 + l % 16) * S::b_stride + 8 * j;
-      if (j + 1 < NF) {
-        uint32_t bf[4];
-        warp::ldmatrix_x4<!B_NK>(bf, uint32_t(__cvta_generic_to_shared(row + (B_NK ? 8 * S::b_stride : 8) * (l / 16))));
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    uint32_t af[L::slices][4];
 #pragma unroll
-        for (int s = 0; s < L::slices; ++s) {
-          warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * j], af[s], bf[0], bf[1]);
-          warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * (j + 1)], af[s], bf[2], bf[3]);
-        }
-      } else {
-        uint32_t bf[2];
-        warp::ldmatrix_x2<!B_NK>(bf, uint32_t(__cvta_generic_to_shared(row)));
-#pragma unroll
-        for (int s = 0; s < L::slices; ++s) warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * j], af[s], bf[0], bf[1]);
-      }
-    }
+    for (int s = 0; s < L::slices; ++s) hopper::a_fragment(af[s], a, s, k0 / 16);
+    mma_k_step<B_NK, S::b_stride>(acc, af, sb, k0);
   }
 #else
   (void)acc; (void)a; (void)b; __trap();
@@ -134,6 +174,36 @@ __device__ __forceinline__ void mma_nt(Tile<float, WgmmaAcc<M, N, C>>& acc, cons
   constexpr bool tensor_cores = false;
 #endif
   if constexpr (tensor_cores) detail::fragment_mma<true>(acc, a, b);
+  else detail::scalar_mma(acc, a, transpose(b));
+}
+
+// acc += a @ b, a a 16-bit tile in acc's own layout (its fragments in registers), b [K, N] a register tile.
+template <class TA, class TB, int M, int N, int K, int C, int TH>
+__device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<TA, WgmmaAcc<M, K, C>>& a,
+                                    const Tile<TB, Blocked<K, N, TH>>& b) {
+  static_assert(TH == 128 * C, "a fragment accumulator belongs to all of the block's threads");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr bool tensor_cores = std::is_same_v<TA, TB> && detail::fragment_operand_v<TA> &&
+                                detail::FragmentOperands<M, N, K, false, false>::fits;
+#else
+  constexpr bool tensor_cores = false;
+#endif
+  if constexpr (tensor_cores) detail::fragment_mma_registers<false>(acc, a, b);
+  else detail::scalar_mma(acc, a, b);
+}
+
+// acc += a @ b^T, a in acc's own layout as above, b given as its rows [N, K].
+template <class TA, class TB, int M, int N, int K, int C, int TH>
+__device__ __forceinline__ void mma_nt(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<TA, WgmmaAcc<M, K, C>>& a,
+                                       const Tile<TB, Blocked<N, K, TH>>& b) {
+  static_assert(TH == 128 * C, "a fragment accumulator belongs to all of the block's threads");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  constexpr bool tensor_cores = std::is_same_v<TA, TB> && detail::fragment_operand_v<TA> &&
+                                detail::FragmentOperands<M, N, K, true, false>::fits;
+#else
+  constexpr bool tensor_cores = false;
+#endif
+  if constexpr (tensor_cores) detail::fragment_mma_registers<true>(acc, a, b);
   else detail::scalar_mma(acc, a, transpose(b));
 }
 
