@@ -1,11 +1,16 @@
 // Prefill attention (FlashAttention-2 style) as tile kernels: each block owns BM query rows of one query head
 // of one sequence and streams the keys in tiles of kKeyTile:
 //
+//   q = Q[q0 : q0 + BM]                          -- registers, laid out as the products' accumulators
 //   for each key tile that some row of the block can see:
 //     s   = logits(q @ k^T)                      -- mma_nt; head dim in kDimChunk chunks
 //     s   = where(key visible, s, -inf)          -- past the end, causal, sliding window
 //     online softmax step (online_softmax.tile.h): m, l, acc += p @ v
 //   o = acc / l;  lse = (m + log2 l) ln 2
+//
+// The scores and the output rows accumulate in the tensor cores' fragment layout where BM allows
+// (mma_accumulator: 64 rows, 16 a warp), and the query rows and the probabilities, in that same layout, are the
+// products' A operands straight from registers; at 32 rows (head dims 256) all are plain tiles.
 //
 // Key tiles wholly before the window of the block's first row or after the causal limit of its last row are
 // skipped. GQA: query head h reads KV head h / group. Fmha takes [B, H, S, D] tensors; FmhaVarlen packed
@@ -30,6 +35,12 @@ TILE_DEVICE auto load_as(Block& blk, const tile::View2<const TI>& view, tile::Co
   if constexpr (std::is_same_v<TI, T>) return load<R, C>(blk, view, at);
   else return cast<T>(load<R, C>(blk, view, at));
 }
+// The same laid out like `like` (an accumulator: the rows are then a product's A operand in registers).
+template <class T, class Like, class Block, class TI>
+TILE_DEVICE auto load_as_like(Block& blk, const Like& like, const tile::View2<const TI>& view, tile::Coord at) {
+  if constexpr (std::is_same_v<TI, T>) return load_like(blk, like, view, at);
+  else return cast<T>(load_like(blk, like, view, at));
+}
 
 // Attends query rows [q0, q0 + BM) of q [Sq, DQK] to k [Sk, DQK] / v [Sk, DV] (views of one head of one
 // sequence; head dims up to DQK / DV, zero-padded), bottom-right aligned. Writes those rows of o [Sq, DV]
@@ -47,18 +58,19 @@ TILE_DEVICE void attend_query_tile(Block& blk, const tile::View2<const TI>& q, c
   if (mask.causal) k_end = q0 + BM + offset < Sk ? q0 + BM + offset : Sk;
   if (mask.window_left >= 0 && q0 + offset - mask.window_left > 0) k_begin = (q0 + offset - mask.window_left) / BN * BN;
 
-  decltype(load_as<T, BM, DC>(blk, q, {0, 0})) q_chunk[NQ];
-  for (int c = 0; c < NQ; ++c) q_chunk[c] = load_as<T, BM, DC>(blk, q, {q0, int64_t(c) * DC});
-  decltype(zeros<float, BM, DC>(blk)) acc[NV];
-  for (int c = 0; c < NV; ++c) acc[c] = zeros<float, BM, DC>(blk);
-  auto m = full_like(row_max(zeros<float, BM, BN>(blk)), -INFINITY);
+  const auto chunk_like = mma_accumulator<BM, DC>(blk);
+  decltype(load_as_like<T>(blk, chunk_like, q, {0, 0})) q_chunk[NQ];
+  for (int c = 0; c < NQ; ++c) q_chunk[c] = load_as_like<T>(blk, chunk_like, q, {q0, int64_t(c) * DC});
+  decltype(mma_accumulator<BM, DC>(blk)) acc[NV];
+  for (int c = 0; c < NV; ++c) acc[c] = mma_accumulator<BM, DC>(blk);
+  auto m = full_like(row_max(mma_accumulator<BM, BN>(blk)), -INFINITY);
   auto l = full_like(m, 0.f);
   // Each row's position in key coordinates, and each column's offset inside a key tile.
-  const auto position = arange<BM, BN>(blk, 0) + int(q0 + offset);
-  const auto column = arange<BM, BN>(blk, 1);
+  const auto position = arange_like(mma_accumulator<BM, BN>(blk), 0) + int(q0 + offset);
+  const auto column = arange_like(mma_accumulator<BM, BN>(blk), 1);
 
   for (int64_t k0 = k_begin; k0 < k_end; k0 += BN) {
-    auto dots = zeros<float, BM, BN>(blk);
+    auto dots = mma_accumulator<BM, BN>(blk);
     for (int c = 0; c < NQ; ++c) mma_nt(dots, q_chunk[c], load_as<T, BN, DC>(blk, k, {k0, int64_t(c) * DC}));
     const auto key = column + int(k0);
     auto visible = key < int(Sk);

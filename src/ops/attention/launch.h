@@ -43,7 +43,12 @@ bool fmha_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt);
 bool mla_decode_staged(const FmhaDecodeArgs& a, const dispatch::Options& opt);
 
 namespace {
-constexpr int kThreads = 128, kPrefillRows = 32, kDecodeRows = 16, kAppendRows = 16;
+constexpr int kThreads = 128, kDecodeRows = 16, kAppendRows = 16;
+// Query rows a block of the generic prefill: 64, the tensor cores' fragment layout on 128 threads (fmha.tile.h),
+// for 16-bit products where the output rows fit the registers beside the query rows; 32 (plain tiles) at head
+// dims 256 and for f32, whose products are staged whole in shared memory.
+template <class T, int DQK, int DV>
+inline constexpr int kPrefillRows = sizeof(T) == 2 && DQK + DV <= 320 ? 64 : 32;
 
 template <int DQK, int DV>
 struct HeadDims {
@@ -76,7 +81,8 @@ kernels::MaskParams mask_params(const AttentionParams& p) {
 // T: o's type and the products'; TI: q's, k's and v's (fp8 inputs are widened to T as they are loaded).
 template <class T, int DQK, int DV, class TI = T>
 void launch_fmha(const FmhaArgs& a, const dispatch::Options& opt, float out_scale = 1.f) {
-  using K = kernels::Fmha<T, kPrefillRows, DQK, DV, kThreads, TI>;
+  constexpr int BM = kPrefillRows<T, DQK, DV>;
+  using K = kernels::Fmha<T, BM, DQK, DV, kThreads, TI>;
   typename K::Params p{};
   p.q = as_view<const TI, 4>(a.q);
   p.k = as_view<const TI, 4>(a.k);
@@ -88,12 +94,13 @@ void launch_fmha(const FmhaArgs& a, const dispatch::Options& opt, float out_scal
   p.group = a.q.size(1) / a.k.size(1);
   p.mask = mask_params(a.params);
   const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2);
-  tile::active::launch<K>({(Sq + kPrefillRows - 1) / kPrefillRows, Hq, B}, p, opt.stream);
+  tile::active::launch<K>({(Sq + BM - 1) / BM, Hq, B}, p, opt.stream);
 }
 
 template <class T, int DQK, int DV>
 void launch_fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
-  using K = kernels::FmhaVarlen<T, kPrefillRows, DQK, DV, kThreads>;
+  constexpr int BM = kPrefillRows<T, DQK, DV>;
+  using K = kernels::FmhaVarlen<T, BM, DQK, DV, kThreads>;
   typename K::Params p{};
   p.q = permuted<const T, 3>(a.q, {1, 0, 2});
   p.k = permuted<const T, 3>(a.k, {1, 0, 2});
@@ -106,7 +113,7 @@ void launch_fmha_varlen(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
   p.group = a.q.size(1) / a.k.size(1);
   p.mask = mask_params(a.params);
   const int64_t Tq = a.q.size(0), Hq = a.q.size(1), B = a.cu_q.size(0) - 1;
-  tile::active::launch<K>({(Tq + kPrefillRows - 1) / kPrefillRows, Hq, B + 1}, p, opt.stream);
+  tile::active::launch<K>({(Tq + BM - 1) / BM, Hq, B + 1}, p, opt.stream);
 }
 
 template <class T, int DQK, int DV>
