@@ -159,6 +159,26 @@ std::vector<float> stacked_identity(int64_t m, int64_t k) {
   return a;
 }
 
+// The operands of a product with stacked_identity A: A [m, k] and B [n, k] of small integers (bf16), and
+// C = A @ B^T, exact.
+struct StackedProduct {
+  Tensor a, b;
+  std::vector<float> c;
+};
+StackedProduct stacked_product(int64_t m, int64_t n, int64_t k) {
+  std::vector<float> bv = floats(random_tensor({n, k}, DType::f32, Device::cpu(), -4.f, 5.f));
+  for (float& x : bv) x = std::floor(x);  // small integers: every sum is exact
+  StackedProduct p{from_floats(stacked_identity(m, k), {m, k}, DType::bf16), from_floats(bv, {n, k}, DType::bf16),
+                   std::vector<float>(size_t(m * n))};
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0.f;
+      for (int64_t q = i % 64; q < k; q += 64) sum += bv[size_t(j * k + q)];
+      p.c[size_t(i * n + j)] = sum;
+    }
+  return p;
+}
+
 class StagedMma : public ::testing::TestWithParam<int> {};
 INSTANTIATE_TEST_SUITE_P(TileStagedGpu, StagedMma, ::testing::Range(0, kNumMmaConfigs));
 
@@ -176,18 +196,7 @@ TEST_P(StagedMma, WithMulticastLoadsAndCopyEngineStoresIsExact) {
                                    {1, 4, 8, 2}}) {
       SCOPED_TRACE(std::string(s.why) + ", " + std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) +
                    ", at most " + std::to_string(blocks) + " blocks");
-      const std::vector<float> a_values = stacked_identity(m, k);
-      const Tensor a = from_floats(a_values, {m, k}, DType::bf16);
-      std::vector<float> bv = floats(random_tensor({n, k}, DType::f32, Device::cpu(), -4.f, 5.f));
-      for (float& x : bv) x = std::floor(x);  // small integers: every sum is exact
-      const Tensor b = from_floats(bv, {n, k}, DType::bf16);
-      std::vector<float> want(size_t(m * n));
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          float sum = 0.f;
-          for (int64_t q = i % 64; q < k; q += 64) sum += bv[size_t(j * k + q)];
-          want[size_t(i * n + j)] = sum;
-        }
+      const auto [a, b, want] = stacked_product(m, n, k);
 
       Tensor host_c = poisoned({m, n}, DType::f32);
       ASSERT_TRUE(tile_host::mma_store(config, a, b, host_c, blocks));
@@ -216,17 +225,7 @@ TEST(TileStagedGpu, StagesFilledByHalvesCompleteAndHoldWhatWasLoaded) {
                                  {1, 4, 8, 1}}) {
     SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k) + ", at most " +
                  std::to_string(blocks) + " blocks");
-    const Tensor a = from_floats(stacked_identity(m, k), {m, k}, DType::bf16);
-    std::vector<float> bv = floats(random_tensor({n, k}, DType::f32, Device::cpu(), -4.f, 5.f));
-    for (float& x : bv) x = std::floor(x);
-    const Tensor b = from_floats(bv, {n, k}, DType::bf16);
-    std::vector<float> want(size_t(m * n));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        float sum = 0.f;
-        for (int64_t q = i % 64; q < k; q += 64) sum += bv[size_t(j * k + q)];
-        want[size_t(i * n + j)] = sum;
-      }
+    const auto [a, b, want] = stacked_product(m, n, k);
     Tensor host_c = poisoned({m, n}, DType::f32);
     ASSERT_TRUE(tile_host::half_loaded_mma(a, b, host_c, blocks));
     EXPECT_TRUE(all_close(floats(host_c), want, {0, 0})) << "host mode";
