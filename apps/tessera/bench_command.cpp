@@ -26,7 +26,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--shapes", args->shapes,
                   "shapes instead of the default sweeps, each for the ops of its rank: matmul(_fp8) MxNxK; norms, "
                   "softmax, activations, rope, embedding ROWSxCOLS; fmha(_fp8, _backward) BxHxSxD; fmha_decode "
-                  "BxSxHqxHkvxD; or for one op, op:AxB... (bmm:BxMxNxK, group_gemm:GxMxNxK, mla_decode:BxS)")
+                  "BxSxHqxHkvxD; or for one op, op:AxB... (bmm:BxMxNxK, group_gemm:GxMxNxK, mla_decode:BxS, "
+                  "fmha:BxHxSxDqkxDv)")
       ->delimiter(',');
   cmd->add_option("--out", args->out, "directory for bench.json, bench.md, bench.svg")->capture_default_str();
   cmd->add_option("--dtype", args->dtype, "bf16 or f16")->capture_default_str();

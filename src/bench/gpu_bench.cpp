@@ -55,8 +55,11 @@ ShapeSpec parse_shape_spec(const std::string& text) {
       invalid_argument("--shapes " + text + ": unknown op '" + spec.op + "'");
   }
   spec.dims = parse_dims(dims, "--shapes " + text);
-  if (!spec.op.empty() && int(spec.dims.size()) != shape_rank(spec.op))
-    invalid_argument("--shapes " + text + ": " + spec.op + " takes " + std::to_string(shape_rank(spec.op)) + " numbers");
+  // Prefill attention written for its op may name a value head dim of its own (MLA: fmha:4x16x4096x192x128).
+  const bool with_dv = (spec.op == "fmha" || spec.op == "fmha_fp8") && spec.dims.size() == 5;
+  if (!spec.op.empty() && int(spec.dims.size()) != shape_rank(spec.op) && !with_dv)
+    invalid_argument("--shapes " + text + ": " + spec.op + " takes " + std::to_string(shape_rank(spec.op)) + " numbers" +
+                     (spec.op == "fmha" || spec.op == "fmha_fp8" ? " (or 5: BxHxSxDqkxDv)" : ""));
   return spec;
 }
 
@@ -492,26 +495,27 @@ struct Runner {
     }
   }
 
-  // Prefill attention over B x H x S x D (as many KV heads as query heads), without and with the causal mask:
-  // 4 B H S^2 D flops, halved when causal; bytes: q, k, v read and o written once. fmha_fp8 takes e4m3 inputs
-  // (unit scales) and writes o in the run's dtype.
+  // Prefill attention over B x H x S x D (as many KV heads as query heads), without and with the causal mask,
+  // or B x H x S x Dqk x Dv (MLA: 192 / 128): 2 B H S^2 (Dqk + Dv) flops, halved when causal; bytes: q, k, v
+  // read and o written once. fmha_fp8 takes e4m3 inputs (unit scales) and writes o in the run's dtype.
   void bench_fmha(const std::string& op) {
     const bool fp8 = op == "fmha_fp8";
     const DType in = fp8 ? DType::fp8_e4m3 : opt.dtype;
     const ops::Options o{dispatch::Backend::tile_cuda, stream};
-    for (const auto& d : shapes_for(op, {{16, 16, 1024, 128}, {4, 16, 4096, 128}, {1, 16, 16384, 128}, {8, 16, 2048, 64}, {4, 16, 4096, 256}},
+    for (const auto& d : shapes_for(op, {{16, 16, 1024, 128}, {4, 16, 4096, 128}, {1, 16, 16384, 128}, {8, 16, 2048, 64}, {4, 16, 4096, 256},
+                                         {4, 16, 4096, 192, 128}},
                                     {{2, 4, 512, 128}})) {
-      const long long B = d[0], H = d[1], S = d[2], D = d[3];
-      const double bytes = double(B * H * S * D) * (3.0 * double(dtype_size(in)) + double(dtype_size(opt.dtype)));
+      const long long B = d[0], H = d[1], S = d[2], D = d[3], Dv = d.size() > 4 ? d[4] : d[3];
+      const double bytes = double(B * H * S) * (double(2 * D + Dv) * double(dtype_size(in)) + double(Dv * dtype_size(opt.dtype)));
       for (bool causal : {false, true}) {
         const std::string shape = "B=" + std::to_string(B) + " H=" + std::to_string(H) + " S=" + std::to_string(S) +
-                                  " D=" + std::to_string(D) + (causal ? " causal" : "");
+                                  " D=" + std::to_string(D) + (Dv != D ? "/" + std::to_string(Dv) : "") + (causal ? " causal" : "");
         const ops::AttentionParams params{0.f, causal, -1, 0.f};
-        timed_row(op, shape, 4.0 * double(B * H) * double(S) * double(S) * double(D) / (causal ? 2 : 1), bytes,
+        timed_row(op, shape, 2.0 * double(B * H) * double(S) * double(S) * double(D + Dv) / (causal ? 2 : 1), bytes,
                   [&](auto f) {
                     return std::vector<Tensor>{random_like_first(f, 0, {B, H, S, D}, in, 41), random_like_first(f, 1, {B, H, S, D}, in, 42),
-                                               random_like_first(f, 2, {B, H, S, D}, in, 43),
-                                               Tensor::empty({B, H, S, D}, opt.dtype, Device::cuda())};
+                                               random_like_first(f, 2, {B, H, S, Dv}, in, 43),
+                                               Tensor::empty({B, H, S, Dv}, opt.dtype, Device::cuda())};
                   },
                   [&](const auto& t) {
                     if (fp8) ops::fmha_fp8(t[0], t[1], t[2], t[3], 1.f, 1.f, 1.f, {}, params, o);

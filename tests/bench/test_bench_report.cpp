@@ -192,6 +192,10 @@ TEST(BenchHarness, ChecksOptionsWithoutAGpu) {
   EXPECT_EQ(bmm.dims, (std::vector<long long>{8, 512, 256, 64}));
   EXPECT_EQ(parse_shape_spec("4096x4096").op, "");
   EXPECT_THROW(parse_shape_spec("bmm:8x512"), Error);
+  // Prefill attention may name its value head dim, written for its op only (5 numbers are fmha_decode's rank).
+  EXPECT_EQ(parse_shape_spec("fmha:4x16x4096x192x128").dims, (std::vector<long long>{4, 16, 4096, 192, 128}));
+  EXPECT_THROW(parse_shape_spec("fmha_backward:4x16x4096x192x128"), Error);
+  EXPECT_THROW(parse_shape_spec("fmha:4x16x4096x192x128x1"), Error);
   EXPECT_THROW(parse_shape_spec("flash:8x512"), Error);
   auto refused = [](BenchOptions o, const std::string& needle) {
     try {
