@@ -135,6 +135,17 @@ __device__ __forceinline__ void fragment_mma_registers(Tile<float, WgmmaAcc<M, N
 
 template <class T>
 inline constexpr bool fragment_operand_v = std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
+
+// Whether a product into a fragment accumulator runs on the tensor cores (sm_80 on, 16-bit operands of one
+// type, operands that fit the shared buffer), or takes the scalar form.
+template <class TA, class TB, int M, int N, int K, bool B_NK, bool A_STAGED>
+constexpr bool fragment_tensor_cores() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return std::is_same_v<TA, TB> && fragment_operand_v<TA> && FragmentOperands<M, N, K, B_NK, A_STAGED>::fits;
+#else
+  return false;
+#endif
+}
 }  // namespace detail
 
 // A zero M x N accumulator for mma over register tiles, in the tensor cores' fragment layout where the shape
@@ -152,12 +163,7 @@ template <class TA, class TB, int M, int N, int K, int C, int TH>
 __device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<TA, Blocked<M, K, TH>>& a,
                                     const Tile<TB, Blocked<K, N, TH>>& b) {
   static_assert(TH == 128 * C, "a fragment accumulator belongs to all of the block's threads");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr bool tensor_cores = std::is_same_v<TA, TB> && detail::fragment_operand_v<TA> &&
-                                detail::FragmentOperands<M, N, K, false>::fits;
-#else
-  constexpr bool tensor_cores = false;
-#endif
+  constexpr bool tensor_cores = detail::fragment_tensor_cores<TA, TB, M, N, K, false, true>();
   if constexpr (tensor_cores) detail::fragment_mma<false>(acc, a, b);
   else detail::scalar_mma(acc, a, b);
 }
@@ -167,12 +173,7 @@ template <class TA, class TB, int M, int N, int K, int C, int TH>
 __device__ __forceinline__ void mma_nt(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<TA, Blocked<M, K, TH>>& a,
                                        const Tile<TB, Blocked<N, K, TH>>& b) {
   static_assert(TH == 128 * C, "a fragment accumulator belongs to all of the block's threads");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr bool tensor_cores = std::is_same_v<TA, TB> && detail::fragment_operand_v<TA> &&
-                                detail::FragmentOperands<M, N, K, true>::fits;
-#else
-  constexpr bool tensor_cores = false;
-#endif
+  constexpr bool tensor_cores = detail::fragment_tensor_cores<TA, TB, M, N, K, true, true>();
   if constexpr (tensor_cores) detail::fragment_mma<true>(acc, a, b);
   else detail::scalar_mma(acc, a, transpose(b));
 }
@@ -182,12 +183,7 @@ template <class TA, class TB, int M, int N, int K, int C, int TH>
 __device__ __forceinline__ void mma(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<TA, WgmmaAcc<M, K, C>>& a,
                                     const Tile<TB, Blocked<K, N, TH>>& b) {
   static_assert(TH == 128 * C, "a fragment accumulator belongs to all of the block's threads");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr bool tensor_cores = std::is_same_v<TA, TB> && detail::fragment_operand_v<TA> &&
-                                detail::FragmentOperands<M, N, K, false, false>::fits;
-#else
-  constexpr bool tensor_cores = false;
-#endif
+  constexpr bool tensor_cores = detail::fragment_tensor_cores<TA, TB, M, N, K, false, false>();
   if constexpr (tensor_cores) detail::fragment_mma_registers<false>(acc, a, b);
   else detail::scalar_mma(acc, a, b);
 }
@@ -197,12 +193,7 @@ template <class TA, class TB, int M, int N, int K, int C, int TH>
 __device__ __forceinline__ void mma_nt(Tile<float, WgmmaAcc<M, N, C>>& acc, const Tile<TA, WgmmaAcc<M, K, C>>& a,
                                        const Tile<TB, Blocked<N, K, TH>>& b) {
   static_assert(TH == 128 * C, "a fragment accumulator belongs to all of the block's threads");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr bool tensor_cores = std::is_same_v<TA, TB> && detail::fragment_operand_v<TA> &&
-                                detail::FragmentOperands<M, N, K, true, false>::fits;
-#else
-  constexpr bool tensor_cores = false;
-#endif
+  constexpr bool tensor_cores = detail::fragment_tensor_cores<TA, TB, M, N, K, true, false>();
   if constexpr (tensor_cores) detail::fragment_mma_registers<true>(acc, a, b);
   else detail::scalar_mma(acc, a, transpose(b));
 }
