@@ -24,7 +24,7 @@
 //
 // With Dqk > Dv (MLA prefill: 128 + 64 rotary columns of q and k, values 128 wide) the keys' extra columns are a
 // tile of their own in each stage, scored by a second product into the same logits, and left out of the
-// stages that carry values: a stage is as wide as the keys, not twice as wide as the values.
+// stages that carry values: a stage is as wide as the keys, not as wide as a key and a value tile together.
 //
 // The masks, the logits and the online softmax are those of fmha.tile.h (online_softmax.tile.h); query head
 // h reads KV head h / group. The copy engine reads K and V as planes of a stack ([B * Hkv, Sk, D] for fmha,
