@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/dispatch/autotune.h"
 #include "tessera/runtime/error.h"
 #include "tessera/runtime/tensor.h"
 
@@ -67,6 +68,13 @@ void expect_invalid_argument(F&& f, const std::string& needle) {
     TESSERA_REQUIRE_GPU();                                                                             \
     if (!::tessera::cuda_hopper_kernels()) GTEST_SKIP() << "skipped: this GPU runs no Hopper kernels"; \
   } while (0)
+
+// Clears the autotuner's forced choice for `op` when it goes out of scope, also when a check throws: a choice
+// left forced would steer every later test.
+struct ClearForcedChoice {
+  std::string op;
+  ~ClearForcedChoice() { dispatch::autotune::force(op, ""); }
+};
 
 inline const DType kFloatDTypes[] = {DType::f32, DType::f16, DType::bf16};
 

@@ -227,6 +227,7 @@ inline void check_fmha_backward_configs(Device dev, dispatch::Backend backend) {
   const std::pair<int64_t, std::vector<const char*>> configs[] = {
       {64, {"dq_bn64_s4_dkv_bq64_s4", "dq_bn128_s3_dkv_bq64_s4"}},
       {128, {"dq_bn64_s2_dkv_bq64_s3", "dq_bn128_s2_dkv_bq64_s3"}}};
+  const ClearForcedChoice clear{"fmha_backward"};
   for (const auto& [d, names] : configs)
     for (const char* name : names) {
       SCOPED_TRACE(std::string("configuration ") + name);
@@ -235,7 +236,6 @@ inline void check_fmha_backward_configs(Device dev, dispatch::Backend backend) {
                                 FmhaCase{1, 2, 2, 130, 129, d, d, {0.f, false, 40, 3.f}}})
         check_fmha_backward(dev, backend, DType::bf16, c);
     }
-  at::force("fmha_backward", "");
 }
 
 // Bad input to the backward: named in the error, nothing written.
@@ -569,26 +569,32 @@ inline void check_attention_bad_input(Device dev, dispatch::Backend backend) {
   EXPECT_EQ(written_elements(pv), 0);
 }
 
-// Every configuration of the staged (Hopper) prefill kernel for head dims 64, 128 and 256, forced through the
-// autotuner, on cases with several query and key tiles and edges inside them: the tuner picks by time, so each
-// must be right.
+// Every configuration of the staged (Hopper) prefill kernel for head dims 64, 128, 256 and 192 / 128, forced
+// through the autotuner, on cases with several query and key tiles and edges inside them: the tuner picks by
+// time, so each must be right.
 inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, bool long_cases) {
   namespace at = dispatch::autotune;
-  const std::pair<int64_t, std::vector<const char*>> configs[] = {{128, {"bn128_s6", "bn64_s8"}},
-                                                                  {64, {"bn128_s8", "bn64_s12"}},
-                                                                  {256, {"bn64_s4"}}};
-  for (const auto& [d, names] : configs) {
-    const FmhaCase dense[] = {{1, 2, 1, 200, 300, d, d, {0.f, true, -1, 0.f}},
-                              {1, 2, 2, 130, 130, d, d, {0.f, false, 40, 0.f}},
-                              {2, 8, 2, 1000, 1500, d, d, {0.f, true, -1, 0.f}},
-                              {1, 4, 4, 700, 700, d, d, {0.f, false, -1, 0.f}}};
-    const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, d, d, {0.f, true, -1, 0.f}, 2},
-                                 {{700, 129}, {700, 300}, 8, 2, d, d, {0.f, true, -1, 0.f}, 3}};
+  struct HeadDims {
+    int64_t d, dv;
+    std::vector<const char*> names;
+  };
+  const HeadDims configs[] = {{128, 128, {"bn128_s6", "bn64_s8"}},
+                              {64, 64, {"bn128_s8", "bn64_s12"}},
+                              {256, 256, {"bn64_s4"}},
+                              {192, 128, {"bn128_s3", "bn64_s6"}}};
+  const ClearForcedChoice clear_fmha{"fmha"}, clear_varlen{"fmha_varlen"};
+  for (const auto& [d, dv, names] : configs) {
+    const FmhaCase dense[] = {{1, 2, 1, 200, 300, d, dv, {0.f, true, -1, 0.f}},
+                              {1, 2, 2, 130, 130, d, dv, {0.f, false, 40, 0.f}},
+                              {2, 8, 2, 1000, 1500, d, dv, {0.f, true, -1, 0.f}},
+                              {1, 4, 4, 700, 700, d, dv, {0.f, false, -1, 0.f}}};
+    const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, d, dv, {0.f, true, -1, 0.f}, 2},
+                                 {{700, 129}, {700, 300}, 8, 2, d, dv, {0.f, true, -1, 0.f}, 3}};
     // fmha offers each configuration also as a persistent grid (blocks that run several work items in turn).
     for (const char* name : names)
       for (const bool persistent : {false, true}) {
         const std::string fmha_name = std::string(name) + (persistent ? "_persistent" : "");
-        SCOPED_TRACE("configuration " + fmha_name + ", head dim " + std::to_string(d));
+        SCOPED_TRACE("configuration " + fmha_name + ", head dims " + std::to_string(d) + " / " + std::to_string(dv));
         at::force("fmha", fmha_name);
         at::force("fmha_varlen", name);
         for (DType dt : {DType::bf16, DType::f16}) {
@@ -600,8 +606,6 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
         }
       }
   }
-  at::force("fmha", "");
-  at::force("fmha_varlen", "");
 }
 
 // Every configuration of the staged (Hopper) decode kernels (64 query rows a block, and sliced: 16), forced
@@ -628,6 +632,7 @@ inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backe
         {{4095, 0, 2}, 1, 8, 1, 128, 128, 64, true, {}},
         {{8200}, 1, 4, 1, 128, 128, 16, true, {}}}},  // more splits than the merge's tile of 32 (on the GPU)
   };
+  const ClearForcedChoice clear{"fmha_decode"};
   for (const auto& dim : dims)
     for (const char* name : dim.configs) {
       SCOPED_TRACE(std::string("configuration ") + name);
@@ -636,7 +641,6 @@ inline void check_fmha_decode_staged_configs(Device dev, dispatch::Backend backe
         for (const auto& c : dim.cases)
           if (long_cases || c.lens[0] < 2000) check_fmha_decode(dev, backend, dt, c);
     }
-  at::force("fmha_decode", "");
 }
 
 }  // namespace tessera::testing

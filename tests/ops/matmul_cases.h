@@ -115,13 +115,6 @@ inline void check_matmul_split_k_repeatable(Device dev, dispatch::Backend backen
   }
 }
 
-// Clears the autotuner's forced choice for `op` when it goes out of scope, also when a check throws: a choice
-// left forced would steer every later test.
-struct ClearForcedChoice {
-  std::string op;
-  ~ClearForcedChoice() { dispatch::autotune::force(op, ""); }
-};
-
 // Every swap-AB configuration (the decode kernel, M <= 64), forced through the autotuner: M from 1 to 64 (each
 // padding width: 16, 32, 64), N not a multiple of the weight tiles, K not a multiple of their slices, K long
 // enough to be split over blocks, every epilogue, 16- and 32-bit outputs. Outputs start poisoned.
@@ -143,7 +136,6 @@ inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
     check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[5], ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
     check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[0], ops::BLayout::nk, Activation::relu, true, false, false);
   }
-  at::force("matmul", "");
 }
 
 // Every few-rows configuration (decode at batch 1 to 4), forced through the autotuner: one row, and 2-4 rows
@@ -176,7 +168,6 @@ inline void check_matmul_few_rows_configs(Device dev, dispatch::Backend backend)
       check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
       check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::relu, true, false, false);
     }
-  at::force("matmul", "");
 }
 
 // C as a column window of a wider buffer (rows 16-byte aligned, as a slice of a fused output is): every staged
@@ -213,7 +204,6 @@ inline void check_matmul_into_column_window(Device dev, dispatch::Backend backen
         EXPECT_EQ(written_outside, 0) << "elements written past C's columns";
       }
   }
-  at::force("matmul", "");
 }
 
 inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
@@ -299,7 +289,6 @@ inline void check_matmul_silu_and_mul(Device dev, dispatch::Backend backend) {
       check(DType::f16, cases[1], false);
       check(DType::f16, cases.back(), true);
     }
-    at::force("matmul_silu_and_mul", "");
   };
   each_configuration({"swapab_bw64_bk128", "swapab_bw128_bk64", "unfused", ""}, decode);
   // One row: the few-rows candidates too (listed for one row only). K off the 1024-column tile and its groups.
