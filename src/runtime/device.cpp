@@ -1,6 +1,7 @@
 #include "tessera/runtime/device.h"
 #include "tessera/runtime/host_buffer.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -10,6 +11,7 @@
 #if TESSERA_WITH_CUDA
 #include <cuda_runtime.h>
 #include "tessera/runtime/cuda_check.h"
+#include "runtime/kernel_code.h"
 #endif
 
 namespace tessera {
@@ -50,6 +52,18 @@ std::string cuda_device_name(int index) {
 #endif
 }
 
+#if TESSERA_WITH_CUDA
+// detail::cuda_kernel_code_arch, asked once per device.
+static int kernel_code_arch(int index) {
+  static std::atomic<int> known[64] = {};
+  std::atomic<int>* slot = index >= 0 && index < 64 ? &known[index] : nullptr;
+  if (slot != nullptr && slot->load(std::memory_order_relaxed) != 0) return slot->load(std::memory_order_relaxed);
+  const int arch = detail::cuda_kernel_code_arch(index);
+  if (slot != nullptr) slot->store(arch, std::memory_order_relaxed);
+  return arch;
+}
+#endif
+
 bool cuda_hopper_kernels([[maybe_unused]] int index) {
 #if TESSERA_WITH_CUDA
   static const bool allowed = [] {
@@ -60,7 +74,20 @@ bool cuda_hopper_kernels([[maybe_unused]] int index) {
   int major = 0, minor = 0;
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index));
-  return major == 9 && minor == 0;
+  // A build without sm_90a code (sm_80 PTX compiled at load) runs the sm_80 form of every kernel.
+  return major == 9 && minor == 0 && kernel_code_arch(index) >= 90;
+#else
+  return false;
+#endif
+}
+
+bool cuda_sm80_pipelines([[maybe_unused]] int index) {
+#if TESSERA_WITH_CUDA
+  if (!cuda_available()) return false;
+  int major = 0;
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
+  const int code = kernel_code_arch(index);
+  return major >= 8 && code >= 80 && code < 90;
 #else
   return false;
 #endif

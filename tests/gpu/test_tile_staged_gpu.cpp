@@ -206,7 +206,7 @@ TEST_P(StagedMma, WithMulticastLoadsAndCopyEngineStoresIsExact) {
       // C's rows must be 16-byte aligned for the copy engine: n padded to 4 floats, the view n wide.
       Window gpu_c = window(m, n, DType::f32, Device::cuda());
       if (!tile_cuda::mma_store(config, a.to(Device::cuda()), b.to(Device::cuda()), gpu_c.view, blocks))
-        GTEST_SKIP() << "skipped: not a Hopper GPU";
+        GTEST_SKIP() << "skipped: this GPU does not run this pipeline shape (Hopper only)";
       const Tensor got = gpu_c.buffer.to(Device::cpu());
       const Tensor want_buffer = expected_window(gpu_c, want, m, n, DType::f32);
       EXPECT_TRUE(same_window(got, want_buffer, m, n)) << "GPU (C exact, nothing written outside it)";

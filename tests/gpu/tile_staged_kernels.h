@@ -301,6 +301,10 @@ inline constexpr MmaConfig kMmaConfigs[] = {
     {128, 128, 2, 2, false, 1, true, "128 x 128, two cooperative warpgroups, copy-engine stores"},
     {128, 256, 2, 2, false, 1, true, "128 x 256, two cooperative warpgroups, copy-engine stores"},
     {128, 256, 2, 2, false, 2, false, "128 x 256, two cooperative warpgroups, clusters of 2, register stores"},
+    // The shapes the sm_80 pipeline runs too (cooperative, no clusters, register stores): before Hopper these
+    // are the only ones the GPU runs.
+    {128, 128, 3, 2, false, 1, false, "128 x 128, two cooperative warpgroups, register stores (sm_80 too)"},
+    {64, 128, 4, 1, false, 1, false, "64 x 128, one warpgroup, register stores (sm_80 too)"},
 };
 inline constexpr int kNumMmaConfigs = int(sizeof(kMmaConfigs) / sizeof(kMmaConfigs[0]));
 

@@ -67,8 +67,19 @@ bool store_through_tiles(int config, const Tensor& src, const Tensor& dst, int64
   return true;
 }
 
+// Whether the GPU runs this shape (on the sm_80 pipeline: cooperative consumers, no clusters, register stores).
+bool mma_store_runs(const MmaConfig& s) {
+#if defined(__CUDACC__)
+  return tile::cuda::device_is_hopper() ||
+         (tile::cuda::device_runs_sm80_pipelines() && !s.pingpong && s.cluster == 1 && !s.copy_engine);
+#else
+  (void)s;
+  return true;
+#endif
+}
+
 bool mma_store(int config, const Tensor& a, const Tensor& b, const Tensor& c, int64_t max_blocks) {
-  if (!staged_pipeline_runs()) return false;
+  if (!mma_store_runs(kMmaConfigs[config])) return false;
   with_index<kNumMmaConfigs>(config, [&](auto index) {
     constexpr MmaConfig S = kMmaConfigs[decltype(index)::value];
     using K = MmaStore<S.bm, S.bn, S.stages, S.consumers, mode(S.pingpong), S.cluster, S.copy_engine>;

@@ -32,6 +32,11 @@ std::string cuda_device_name(int index = 0);
 // environment sets TESSERA_HOPPER=0, which makes it dispatch as on a GPU before Hopper (the generic kernels that
 // sm_80 and sm_89 run), so that those paths can be tested and timed on a Hopper GPU.
 bool cuda_hopper_kernels(int index = 0);
+// Whether CUDA device `index` runs the staged kernels' sm_80 form (cp.async stages filled by producer warps,
+// mma.sync consumers): a GPU from sm_80 on whose code from this build is the sm_80 code (Ampere, Ada; a Hopper
+// GPU given a build with sm_80 PTX only). Not under TESSERA_HOPPER=0 on a Hopper GPU: its sm_90a code is the
+// Hopper form.
+bool cuda_sm80_pipelines(int index = 0);
 
 void* device_alloc(size_t bytes, Device device);
 // CUDA memory allocated (and zero-filled when asked) now, while a stream of `device` is being captured into a

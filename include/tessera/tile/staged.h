@@ -19,8 +19,9 @@
 //   }
 //
 // Which threads play which role, the barriers between them, the copy engine and the tensor-core
-// instructions are the tile library's business. On the host the producer's loads run lazily, one stage at a
-// time, inside the consumers' loop.
+// instructions are the tile library's business: on Hopper TMA and wgmma, before Hopper (sm_80 on) cp.async and
+// mma.sync (cuda/hopper/pipeline.h). On the host the producer's loads run lazily, one stage at a time, inside
+// the consumers' loop.
 #pragma once
 #include <cstddef>
 #include <cstdint>

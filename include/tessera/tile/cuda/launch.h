@@ -87,6 +87,22 @@ inline bool device_is_hopper() {
   return detail::per_device(known, [](int device) { return tessera::cuda_hopper_kernels(device) ? 1 : 2; }) == 1;
 }
 
+// Whether the current device runs the staged kernels' sm_80 form (tessera::cuda_sm80_pipelines).
+inline bool device_runs_sm80_pipelines() {
+  static std::array<std::atomic<int>, 64> known{};
+  return detail::per_device(known, [](int device) { return tessera::cuda_sm80_pipelines(device) ? 1 : 2; }) == 1;
+}
+
+// The most shared memory one block of the current device may have (opted in): which stage counts fit.
+inline size_t max_shared_bytes_per_block() {
+  static std::array<std::atomic<int>, 64> known{};
+  return size_t(detail::per_device(known, [](int device) {
+    int bytes = 0;
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return bytes;
+  }));
+}
+
 // TESSERA_PDL=0 launches every kernel after its predecessor ends (to measure what dependent launch gains).
 inline bool dependent_launch_enabled() {
   static const bool enabled = [] {

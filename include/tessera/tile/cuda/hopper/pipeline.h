@@ -12,6 +12,14 @@
 // Inside consumers(), only consumer threads run: use no operation that synchronises the whole block.
 // Clusters (PipelineShape's CLUSTER): the barriers are published to the cluster before either role starts,
 // consumers release each stage to every block's producer, and a block leaves only with the whole cluster.
+//
+// The sm_80 form (compiled for every target from sm_80 on that is not sm_90a: TESSERA_SM80_PIPELINE) keeps the
+// roles, stages and barriers, with what GPUs before Hopper have: every producer thread copies its 16-byte
+// pieces of a stage with cp.async (into the copy engine's swizzled layout) and arrives on the stage's full
+// barrier when they land (cp.async.mbarrier.arrive), the consumers multiply with mma.sync from ldmatrix, which
+// is synchronous, so each stage is released as soon as the loop moves past it; no register reallocation.
+// It runs cooperative consumers without clusters or resident tiles, and the consumers store from registers
+// (no store_async): the shapes launchers offer there (the matmul's sm80_ configurations).
 #pragma once
 #include <type_traits>
 
@@ -83,6 +91,10 @@ constexpr int blocks_per_multiprocessor() {
 }
 }  // namespace hopper
 
+// Arrivals that fill a stage: on Hopper the producer thread that announces the copy engine's bytes; on sm_80
+// every producer thread, once its own cp.async pieces of the stage have landed (barrier_arrive_on_copies).
+inline constexpr int kFullArrivals = TESSERA_SM80_PIPELINE ? 128 : 1;
+
 // Runs a staged kernel's body once per role (called by the kernel entry).
 template <class Kernel, class Params>
 __device__ __forceinline__ void run_staged(const Params& params) {
@@ -90,7 +102,7 @@ __device__ __forceinline__ void run_staged(const Params& params) {
   const auto mem = hopper::PipelineMemory<Shape>::get();
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::stages; ++s) {
-      hopper::barrier_init(&mem.full[s], 1);
+      hopper::barrier_init(&mem.full[s], kFullArrivals);
       // One arrival per warp that read it, in every block of the cluster (their producers fill it too).
       hopper::barrier_init(&mem.empty[s], Shape::consumers_per_tile * 4 * Shape::cluster);
     }
@@ -106,6 +118,7 @@ __device__ __forceinline__ void run_staged(const Params& params) {
     hopper::registers_decrease<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::producer>();
     RoleBlock<Shape::threads, Role::producer> blk;
     Kernel{}(blk, params);
+    if constexpr (TESSERA_SM80_PIPELINE) hopper::copies_wait_all();
   } else {
     hopper::registers_increase<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::consumer>();
     RoleBlock<Shape::threads, Role::consumer> blk;
@@ -130,6 +143,18 @@ class Pipeline {
   __device__ void producer(int64_t k_tiles, F&& load) {
     if constexpr (ROLE == Role::consumer) {
       pending_ = k_tiles;  // ping-pong: the stages a consumer skips when the tile is not its turn
+    } else if constexpr (TESSERA_SM80_PIPELINE) {
+      // Every producer thread copies its pieces of each stage (load_async) and arrives when they have landed.
+      // The sm_80 pipeline has cooperative consumers, no clusters and no resident tiles: launchers pick other
+      // shapes on Hopper only.
+      if constexpr (Shape::cluster != 1 || Shape::mode != Consumers::cooperative || Shape::Resident::bytes != 0) __trap();
+      for (int64_t k = 0; k < k_tiles; ++k) {
+        hopper::barrier_wait(&mem_.empty[stage_], phase_ ^ 1);
+        StageT s = stage_at(stage_);
+        load(s, k);
+        hopper::barrier_arrive_on_copies(&mem_.full[stage_]);
+        advance();
+      }
     } else {
       if (hopper::thread_in_warpgroup() != 0) return;
       for (int64_t k = 0; k < k_tiles; ++k) {
@@ -180,6 +205,7 @@ class Pipeline {
     template <class... More>
     __device__ StageRange(Pipeline& p, int64_t n, Acc& acc, More&... more) : p_(p), n_(n), accs_{&acc, &more...} {}
     __device__ ~StageRange() {
+      if constexpr (TESSERA_SM80_PIPELINE) return;  // each step released its stage (operator++)
       // Waits even after an empty loop: ptxas cannot see that no mma ran then, and would put its own wait
       // (warning C7517) where the two paths meet.
       hopper::wgmma_wait<0>();
@@ -198,6 +224,14 @@ class Pipeline {
         return r->p_.stage_at(r->p_.stage_);
       }
       __device__ iterator& operator++() {
+        if constexpr (TESSERA_SM80_PIPELINE) {
+          // mma.sync has read its operands by the time the warp issues past it: the stage is free now.
+          if (!r->p_.current_released_) r->p_.arrive_empty(r->p_.stage_);
+          r->p_.current_released_ = false;
+          r->p_.advance();
+          ++k;
+          return *this;
+        }
         hopper::wgmma_wait<ACCS>();  // the mmas of the stage before this one are done; this stage's may run on
         if (k > 0 && !r->p_.previous_released_) r->p_.arrive_empty(r->p_.previous_);
         r->p_.previous_ = r->p_.stage_;

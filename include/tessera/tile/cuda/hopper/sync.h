@@ -1,6 +1,8 @@
 // Hopper synchronisation: transaction barriers (mbarrier) in shared memory, warpgroup roles, and the
-// fences the tensor cores and the copy engine need. Compiled to instructions only for sm_90a; other targets
-// get a trap, and launchers never pick staged kernels there.
+// fences the tensor cores and the copy engine need. Compiled to instructions for sm_90a. Other targets from
+// sm_80 on compile the staged pipeline's cp.async form (TESSERA_SM80_PIPELINE): the barriers, named barriers
+// and atomics it needs exist there (mbarrier waits by test_wait instead of try_wait); what only Hopper has
+// (the copy engine's byte counts, clusters) traps, and launchers never pick the kernels that use it there.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -10,6 +12,11 @@
 #define TESSERA_SM90A 1
 #else
 #define TESSERA_SM90A 0
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && !TESSERA_SM90A
+#define TESSERA_SM80_PIPELINE 1
+#else
+#define TESSERA_SM80_PIPELINE 0
 #endif
 
 namespace tessera::tile::cuda::hopper {
@@ -28,6 +35,8 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
 __device__ __forceinline__ void barrier_init(uint64_t* bar, int count) {
 #if TESSERA_SM90A
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+#elif TESSERA_SM80_PIPELINE
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
 #else
   (void)bar; (void)count; __trap();
 #endif
@@ -43,6 +52,10 @@ __device__ __forceinline__ void barrier_init_fence() {
 __device__ __forceinline__ void barrier_arrive(uint64_t* bar) {
 #if TESSERA_SM90A
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+#elif TESSERA_SM80_PIPELINE
+  uint64_t state;
+  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(shared_address(bar)) : "memory");
+  (void)state;
 #else
   (void)bar;
 #endif
@@ -96,6 +109,16 @@ __device__ __forceinline__ void barrier_wait(uint64_t* bar, uint32_t phase) {
       "}\n" ::"r"(shared_address(bar)),
       "r"(phase)
       : "memory");
+#elif TESSERA_SM80_PIPELINE
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_%=:\n"
+      "mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(phase)
+      : "memory");
 #else
   (void)bar; (void)phase;
 #endif
@@ -126,7 +149,7 @@ __device__ __forceinline__ void cluster_sync() {
 // the previous adders published is visible to this thread (and, after a barrier, to its block).
 __device__ __forceinline__ int atomic_add_acq_rel(int32_t* p, int32_t v) {
   int old = 0;
-#if TESSERA_SM90A
+#if TESSERA_SM90A || TESSERA_SM80_PIPELINE
   asm volatile("atom.add.acq_rel.gpu.global.s32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
 #else
   (void)p; (void)v; __trap();
@@ -137,7 +160,7 @@ __device__ __forceinline__ int atomic_add_acq_rel(int32_t* p, int32_t v) {
 // Synchronises `threads` consumer threads on named barrier `id` (1 and up; 0 is the whole block's), leaving
 // the producer and other consumers out.
 __device__ __forceinline__ void consumer_sync(int id, int threads) {
-#if TESSERA_SM90A
+#if TESSERA_SM90A || TESSERA_SM80_PIPELINE
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 #else
   (void)id; (void)threads;
@@ -147,10 +170,39 @@ __device__ __forceinline__ void consumer_sync(int id, int threads) {
 // Arrives at named barrier `id` without waiting: with `threads` counting the waiters and the arrivers, the
 // waiters (consumer_sync) go on once every arriver has arrived.
 __device__ __forceinline__ void consumer_arrive(int id, int threads) {
-#if TESSERA_SM90A
+#if TESSERA_SM90A || TESSERA_SM80_PIPELINE
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 #else
   (void)id; (void)threads;
+#endif
+}
+
+// sm_80's asynchronous copy (cp.async): 16 bytes from global to shared memory, of which the first `bytes`
+// (0 to 16) are read and the rest written as zeros. `src` must be valid and 16-byte aligned even when `bytes`
+// is 0. Bypasses L1 (.cg): a stage's tiles are read once.
+__device__ __forceinline__ void copy_async_16(uint32_t dst, const void* src, uint32_t bytes) {
+#if TESSERA_SM80_PIPELINE || TESSERA_SM90A
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
+#else
+  (void)dst; (void)src; (void)bytes; __trap();
+#endif
+}
+
+// Arrives at the barrier once every cp.async this thread has issued so far has landed in shared memory (the
+// arrival counts toward the barrier's expected count: one per thread that copies into a stage).
+__device__ __forceinline__ void barrier_arrive_on_copies(uint64_t* bar) {
+#if TESSERA_SM80_PIPELINE || TESSERA_SM90A
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" ::"r"(shared_address(bar)) : "memory");
+#else
+  (void)bar; __trap();
+#endif
+}
+
+// Waits until every cp.async this thread has issued has landed (a producer thread's last act: its arrivals on
+// the stages' barriers are then made too).
+__device__ __forceinline__ void copies_wait_all() {
+#if TESSERA_SM80_PIPELINE || TESSERA_SM90A
+  asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
 

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -37,8 +38,29 @@ template <class T> constexpr CUtensorMapDataType tma_dtype() {
 }  // namespace hopper
 
 namespace hopper {
+// Whether the current device has the copy engine (TMA, sm_90 and later): tensor maps are made only there.
+inline bool device_has_copy_engine() {
+  static std::atomic<int> known[64] = {};  // per device: 0 not asked yet, 1 yes, 2 no
+  int device = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
+  std::atomic<int>* slot = device >= 0 && device < 64 ? &known[device] : nullptr;
+  if (slot != nullptr && slot->load(std::memory_order_relaxed) != 0) return slot->load(std::memory_order_relaxed) == 1;
+  int major = 0;
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (slot != nullptr) slot->store(major >= 9 ? 1 : 2, std::memory_order_relaxed);
+  return major >= 9;
+}
+
 // Columns of one 128-byte swizzle atom: the widest box the copy engine swizzles, and a panel of a wider shared tile.
 template <class T> inline constexpr int panel_cols = int(128 / sizeof(T));
+
+// Byte offset of the 16-byte row piece holding element (r, c) of an R-row shared tile of T, as the copy engine
+// swizzles it (128-byte panels; the pieces of row r permuted by r % 8).
+template <class T, int R>
+__device__ __forceinline__ uint32_t swizzled_piece(int r, int c) {
+  constexpr int P = panel_cols<T>, piece = 16 / int(sizeof(T));
+  return uint32_t(((c / P) * R + r) * 128 + ((((c % P) / piece) ^ (r % 8)) * 16));
+}
 
 template <int BOX_ROWS, int BOX_COLS, class T, int RANK>
 void encode_tensor_map(unsigned char (&descriptor)[128], const View<const T, RANK>& view) {
@@ -68,11 +90,14 @@ void encode_tensor_map(unsigned char (&descriptor)[128], const View<const T, RAN
 
 // A tensor map for boxes of BOX_ROWS x BOX_COLS, swizzled 128 bytes wide as the tensor cores read shared
 // memory: boxes wider than 128 bytes are copied as several panels.
+// Before Hopper there is no copy engine: the tensor is its view alone (the sm_80 pipeline's producer threads
+// copy from it), checked as the copy engine would check it.
 template <int BOX_ROWS, int BOX_COLS, class T>
 TmaTensor<T, BOX_ROWS, BOX_COLS> make_tma_tensor(const View2<const T>& view) {
   TmaTensor<T, BOX_ROWS, BOX_COLS> t;
   t.view = view;
-  hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
+  if (hopper::device_has_copy_engine()) hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
+  else if (!tma_compatible(view)) invalid_argument("make_tma_tensor: the view is not 16-byte aligned with unit column stride");
   return t;
 }
 
@@ -81,7 +106,8 @@ template <int BOX_ROWS, int BOX_COLS, class T>
 TmaTensor<T, BOX_ROWS, BOX_COLS, 3> make_tma_tensor(const View3<const T>& view) {
   TmaTensor<T, BOX_ROWS, BOX_COLS, 3> t;
   t.view = view;
-  hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
+  if (hopper::device_has_copy_engine()) hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
+  else if (!tma_compatible(view)) invalid_argument("make_tma_tensor: the view is not 16-byte aligned with unit column stride");
   return t;
 }
 
@@ -186,15 +212,52 @@ __device__ __forceinline__ void prefetch(const Block<TH>&, const TmaTensor<T, R,
   for (int p = 0; p < C / P; ++p) hopper::tma_prefetch_2d(&src.descriptor, int32_t(at.col + p * P), int32_t(at.row));
 }
 
+namespace hopper {
+// The sm_80 form of a tile load (TESSERA_SM80_PIPELINE): the producer warpgroup's 128 threads copy the box in
+// 16-byte pieces (cp.async), thread t taking pieces t, t + 128, ... (consecutive threads along a row: whole
+// 128-byte lines), each into the place the copy engine's 128-byte swizzle gives it, so the consumers read the
+// same layout on both paths. Pieces past the view's rows or columns arrive as zeros; a piece that straddles
+// the last column is read in part (the view's rows are 16-byte aligned, so every piece starts aligned). The
+// box's columns start at a multiple of 16 bytes (at.col: a stage's k offset). Each thread's pieces complete
+// on the stage barrier when it arrives there with barrier_arrive_on_copies (the pipeline's producer does).
+template <class T, int R, int C>
+__device__ __forceinline__ void copy_tile_pieces(const SharedTile<T, R, C>& dst, const View2<const T>& src, Coord at) {
+  constexpr int piece = 16 / int(sizeof(T)), per_row = C / piece, pieces = R * per_row;
+  static_assert(C % piece == 0, "shared tiles are whole 16-byte pieces wide");
+  const int t = thread_in_warpgroup();
+  const uint32_t base = shared_address(dst.data);
+#pragma unroll
+  for (int j = 0; j < (pieces + 127) / 128; ++j) {
+    const int i = t + 128 * j;
+    if (pieces % 128 != 0 && i >= pieces) break;
+    const int r = i / per_row, c = (i % per_row) * piece;
+    const int64_t gr = at.row + r, gc = at.col + c;
+    uint32_t bytes = 0;
+    const T* from = src.data;
+    if (gr >= 0 && gr < src.extent[0] && gc >= 0 && gc < src.extent[1]) {
+      const int64_t left = (src.extent[1] - gc) * int64_t(sizeof(T));
+      bytes = left < 16 ? uint32_t(left) : 16u;
+      from = src.data + gr * src.stride[0] + gc;
+    }
+    copy_async_16(base + swizzled_piece<T, R>(r, c), from, bytes);
+  }
+}
+}  // namespace hopper
+
 // Starts the copy of the box at (at.row, at.col) into `dst`; it completes on dst's stage barrier. Called by
-// the producer role (one thread). Elements outside the tensor arrive as zeros.
+// the producer role: on Hopper one thread (the copy engine), on sm_80 every producer thread (its pieces).
+// Elements outside the tensor arrive as zeros.
 template <int TH, class T, int R, int C>
 __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src,
                                            Coord at) {
+#if TESSERA_SM80_PIPELINE
+  hopper::copy_tile_pieces(dst, src.view, at);
+#else
   constexpr int P = hopper::panel_cols<T>;
 #pragma unroll
   for (int p = 0; p < C / P; ++p)
     hopper::tma_load_2d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready);
+#endif
 }
 
 // A tile that every block of the cluster loads, at the same (at.row, at.col): each of the R / BR blocks

@@ -15,6 +15,7 @@
 #include "tessera/tile/cuda/hopper/tma.h"
 #include "tessera/tile/cuda/reduce.h"
 #include "tessera/tile/cuda/tile.h"
+#include "tessera/tile/cuda/warp_mma.h"
 #include "tessera/tile/staged.h"
 
 namespace tessera::tile::cuda {
@@ -116,14 +117,6 @@ __device__ __forceinline__ constexpr uint32_t descriptor_step(int elements) {
   return uint32_t(elements * int(sizeof(T)) / 16);
 }
 
-// Byte offset of the 16-byte row piece holding element (r, c) of an R-row shared tile of T, as the copy engine
-// swizzles it (128-byte panels; the pieces of row r permuted by r % 8).
-template <class T, int R>
-__device__ __forceinline__ uint32_t swizzled_piece(int r, int c) {
-  constexpr int P = panel_cols<T>, piece = 16 / int(sizeof(T));
-  return uint32_t(((c / P) * R + r) * 128 + ((((c % P) / piece) ^ (r % 8)) * 16));
-}
-
 // This thread's m64k16 A fragment (four registers of two 16-bit elements) for columns [16 kk, 16 kk + 16) of
 // slice s of a 16-bit tile in accumulator layout: the accumulator's elements 8 kk .. 8 kk + 7 of the slice, in
 // order (rows l/4 and l/4 + 8, column pairs 2 (l%4) and 2 (l%4) + 8, as the A fragment orders them).
@@ -210,6 +203,49 @@ __device__ __forceinline__ void wgmma_step(float (&d)[N / 2], uint64_t da, uint6
 }
 
 // acc (+)= a @ b^T for shared tiles, the accumulator overwritten by the first k step when OVERWRITE.
+// The sm_80 form (TESSERA_SM80_PIPELINE): each warp multiplies its own 16 rows of each slice into its fragments
+// with mma.sync m16n8k16, both operands read from the swizzled tiles by ldmatrix (the swizzle puts the 8 rows of
+// each 8 x 8 matrix in 8 different 16-byte bank groups: conflict-free). Synchronous: the stage may be
+// released as soon as the warp has issued its last product.
+template <bool OVERWRITE, class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma_shared_warps(Tile<float, WgmmaAcc<M, N, C>>& acc, const SharedTile<T, M, K>& a,
+                                                 const Transposed<SharedTile<T, N, K>>& b) {
+  if constexpr (!(std::is_same_v<T, bf16> || std::is_same_v<T, f16>)) {
+    (void)acc; (void)a; (void)b;
+    __trap();  // fp8 products need Hopper's tensor cores: launchers pick them only there
+  } else {
+    using L = WgmmaAcc<M, N, C>;
+    static_assert(K % 16 == 0 && N % 16 == 0, "mma.sync tiles: k steps of 16, columns in pairs of 8");
+    if constexpr (OVERWRITE) {
+#pragma unroll
+      for (int e = 0; e < L::size; ++e) acc.v[e] = 0.f;
+    }
+    const int l = lane();
+    const int row0 = L::first_row() + 16 * (thread_in_warpgroup() / 32);
+    const uint32_t a_base = shared_address(a.data), b_base = shared_address(b.tile.data);
+#pragma unroll
+    for (int kk = 0; kk < K / 16; ++kk) {
+      // a: lane l addresses row l % 16 of the warp's rows at column 16 kk + 8 (l / 16) (the four 8 x 8
+      // matrices of the A fragment); b: lane l row 8 (l / 16) + l % 8 of a 16-row pair of 8-column fragments
+      // at column 16 kk + 8 ((l / 8) % 2), so one x4 holds both fragments' k halves.
+      uint32_t af[L::slices][4];
+#pragma unroll
+      for (int s = 0; s < L::slices; ++s)
+        warp::ldmatrix_x4<false>(af[s], a_base + swizzled_piece<T, M>(row0 + 64 * s + l % 16, 16 * kk + 8 * (l / 16)));
+#pragma unroll
+      for (int j = 0; j < N / 8; j += 2) {
+        uint32_t bf[4];
+        warp::ldmatrix_x4<false>(bf, b_base + swizzled_piece<T, N>(8 * j + 8 * (l / 16) + l % 8, 16 * kk + 8 * ((l / 8) % 2)));
+#pragma unroll
+        for (int s = 0; s < L::slices; ++s) {
+          warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * j], af[s], bf[0], bf[1]);
+          warp::mma_m16n8k16<T>(&acc.v[s * L::per_slice + 4 * (j + 1)], af[s], bf[2], bf[3]);
+        }
+      }
+    }
+  }
+}
+
 template <bool OVERWRITE, class T, int M, int N, int K, int C>
 __device__ __forceinline__ void mma_shared(Tile<float, WgmmaAcc<M, N, C>>& acc, const SharedTile<T, M, K>& a,
                                            const Transposed<SharedTile<T, N, K>>& b) {
@@ -217,6 +253,9 @@ __device__ __forceinline__ void mma_shared(Tile<float, WgmmaAcc<M, N, C>>& acc, 
                 "wgmma tiles from shared memory: bf16, f16 or fp8 e4m3");
   constexpr int P = panel_cols<T>;
   static_assert(K % P == 0, "shared tiles are whole 128-byte panels wide (64 16-bit or 128 fp8 elements)");
+#if TESSERA_SM80_PIPELINE
+  return mma_shared_warps<OVERWRITE>(acc, a, b);
+#endif
   using L = WgmmaAcc<M, N, C>;
   // No register fences here: touching the accumulators between chained wgmma would make the compiler wait
   // for them; the stage range fences them once, after the last wait.
