@@ -6,9 +6,10 @@
 //    (block b takes tiles b, b + blocks, ...), in groups of 8 tile rows so that the tiles computed at the
 //    same time share A rows and B columns in L2;
 //  - a producer and consumers: the producer fills a ring of STAGES shared-memory stages with BK-wide slices
-//    of A and B (load_async: on Hopper the TMA copy engine, zeros past the edges), while the consumers take
-//    each stage as it arrives, mma it on the tensor cores (wgmma) and release it for refilling. Loads of
-//    slice k + STAGES - 1 overlap the math of slice k.
+//    of A and B (load_async: on Hopper the TMA copy engine, before Hopper cp.async from the producer's threads;
+//    zeros past the edges), while the consumers take each stage as it arrives, mma it on the tensor cores
+//    (wgmma; mma.sync before Hopper) and release it for refilling. Loads of slice k + STAGES - 1 overlap the
+//    math of slice k.
 // The consumers store their accumulator directly; the library's kernel (src/ops/matmul/matmul_staged.tile.h)
 // runs step 5's epilogue there instead, and can split K over blocks when there are too few output tiles.
 //
@@ -18,7 +19,8 @@
 //
 // Roles, barriers, the copy engine and the tensor-core instructions are the tile library's business. On the
 // host the same source runs as loops: one thread plays every role, each stage loaded just before it is used.
-// On the GPU this config needs Hopper (sm_90) and rows of A and B 16-byte aligned (K a multiple of 8).
+// On the GPU this config needs an sm_80 GPU or later with 129 KB of shared memory a block (A100, Hopper) and rows
+// of A and B 16-byte aligned (K a multiple of 8).
 //
 //   run: example_06_matmul_staged [m] [n] [k]
 #include "examples/harness.h"
@@ -87,7 +89,11 @@ int main(int argc, char** argv) {
               (long long)k);
   if (m < 1 || n < 1 || k < 8 || k % 8 != 0) { std::fprintf(stderr, "need m, n >= 1 and k a multiple of 8\n"); return 2; }
 #if defined(__CUDACC__)
-  if (!tile::cuda::device_is_hopper()) { std::printf("skipped: the staged kernel needs a Hopper GPU (sm_90)\n"); return 0; }
+  if (!tile::cuda::device_is_hopper() &&
+      !(tile::cuda::device_runs_sm80_pipelines() && tile::cuda::max_shared_bytes_per_block() >= MatmulStaged<BM, BN, BK, STAGES, CONSUMERS>::shared_bytes)) {
+    std::printf("skipped: the staged kernel needs a Hopper GPU, or an sm_80 GPU with 129 KB of shared memory a block\n");
+    return 0;
+  }
 #endif
 
   const auto a = examples::random_values<bf16>(size_t(m * k)), b = examples::random_values<bf16>(size_t(n * k));

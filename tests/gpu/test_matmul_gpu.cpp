@@ -21,6 +21,14 @@ TEST(MatmulGpu, IntoAColumnWindowWritesNothingAroundIt) {
   TESSERA_REQUIRE_HOPPER_KERNELS();  // every staged configuration, forced
   check_matmul_into_column_window(Device::cuda(), dispatch::Backend::tile_cuda);
 }
+// The staged kernel on the tile library's sm_80 pipeline: a GPU before Hopper, or a Hopper GPU given a build with
+// sm_80 PTX only (scripts/build_sm80.sh).
+TEST(MatmulGpu, EverySm80StagedConfigurationMatchesTheReference) {
+  TESSERA_REQUIRE_GPU();
+  if (!cuda_sm80_pipelines()) GTEST_SKIP() << "skipped: this GPU runs no sm_80 staged pipelines";
+  check_matmul_sm80_staged_configs(Device::cuda(), dispatch::Backend::tile_cuda);
+  check_matmul_into_column_window(Device::cuda(), dispatch::Backend::tile_cuda, kSm80StagedConfigs);
+}
 TEST(MatmulGpu, BadInputIsAnErrorAndWritesNothing) {
   TESSERA_REQUIRE_GPU();
   check_matmul_bad_input(Device::cuda(), dispatch::Backend::tile_cuda);

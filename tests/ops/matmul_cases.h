@@ -174,12 +174,18 @@ inline void check_matmul_few_rows_configs(Device dev, dispatch::Backend backend)
 // configuration, forced, writes the window exactly and nothing of the buffer around it. The window's width is
 // a whole number of 16-byte pieces (the copy engine stores it) or not (the copy engine would write past each
 // row's end: the kernel stores from registers).
-inline void check_matmul_into_column_window(Device dev, dispatch::Backend backend) {
+inline const std::vector<const char*> kHopperStagedConfigs = {
+    "staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128", "staged_pingpong_bm128_bn128",
+    "staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2", "staged_bm128_bn256_c2", "staged_bm128_bn64"};
+// The staged kernel on the sm_80 pipeline (GPUs before Hopper; all of them on the host).
+inline const std::vector<const char*> kSm80StagedConfigs = {"sm80_bm128_bn128_s4", "sm80_bm128_bn128_s3", "sm80_bm64_bn128_s4"};
+
+inline void check_matmul_into_column_window(Device dev, dispatch::Backend backend,
+                                            const std::vector<const char*>& configs = kHopperStagedConfigs) {
   namespace at = dispatch::autotune;
   const int64_t m = 200, k = 136;
   const ClearForcedChoice clear{"matmul"};
-  for (const char* name : {"staged_bm128_bn256", "staged_bm128_bn128", "staged_bm64_bn128", "staged_pingpong_bm128_bn128",
-                           "staged_pingpong_bm128_bn128_c2", "staged_bm64_bn64_c2", "staged_bm128_bn256_c2", "staged_bm128_bn64"}) {
+  for (const char* name : configs) {
     at::force("matmul", name);
     for (DType out : {DType::bf16, DType::f32})
       for (int64_t n : {int64_t(136), int64_t(133), int64_t(9)}) {
@@ -203,6 +209,29 @@ inline void check_matmul_into_column_window(Device dev, dispatch::Backend backen
         EXPECT_EQ(wrong, 0) << "elements of C off the reference";
         EXPECT_EQ(written_outside, 0) << "elements written past C's columns";
       }
+  }
+}
+
+// Every configuration of the staged kernel on the sm_80 pipeline, forced: M, N and K off the tiles and the
+// 64-wide k slices, one row and one tile, K split over blocks (skinny M, long K), a batch of rows, every
+// epilogue, 16- and 32-bit outputs, the residual in place. Outputs start poisoned.
+inline void check_matmul_sm80_staged_configs(Device dev, dispatch::Backend backend) {
+  namespace at = dispatch::autotune;
+  using ops::Activation;
+  const MatmulShape shapes[] = {{{67, 200}, 300}, {{257, 136}, 520}, {{1, 72}, 9},    {{5, 1024}, 100},
+                                {{33, 776}, 264}, {{130, 4104}, 136}, {{2, 3, 256}, 130}, {{128, 64}, 128}};
+  const ClearForcedChoice clear{"matmul"};
+  for (const char* name : kSm80StagedConfigs) {
+    SCOPED_TRACE(std::string("configuration ") + name);
+    at::force("matmul", name);
+    for (const auto& s : shapes) {
+      check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::none, false, false, false);
+      check_matmul(dev, backend, DType::f16, DType::f16, s, ops::BLayout::nk, Activation::silu, true, true, false);
+    }
+    check_matmul(dev, backend, DType::bf16, DType::f32, shapes[1], ops::BLayout::nk, Activation::gelu, true, false, false);
+    check_matmul(dev, backend, DType::f16, DType::f32, shapes[4], ops::BLayout::nk, Activation::none, true, true, true);
+    check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[5], ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
+    check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[0], ops::BLayout::nk, Activation::relu, true, false, false);
   }
 }
 

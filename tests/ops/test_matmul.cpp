@@ -6,6 +6,10 @@ TEST(MatmulHost, SplitKIsRepeatable) { check_matmul_split_k_repeatable(Device::c
 TEST(MatmulHost, EverySwapABConfigurationMatchesTheReference) { check_matmul_swapab_configs(Device::cpu(), dispatch::Backend::tile_host); }
 TEST(MatmulHost, EveryFewRowsConfigurationMatchesTheReference) { check_matmul_few_rows_configs(Device::cpu(), dispatch::Backend::tile_host); }
 TEST(MatmulHost, IntoAColumnWindowWritesNothingAroundIt) { check_matmul_into_column_window(Device::cpu(), dispatch::Backend::tile_host); }
+TEST(MatmulHost, EverySm80StagedConfigurationMatchesTheReference) {
+  check_matmul_sm80_staged_configs(Device::cpu(), dispatch::Backend::tile_host);
+  check_matmul_into_column_window(Device::cpu(), dispatch::Backend::tile_host, kSm80StagedConfigs);
+}
 TEST(MatmulHost, BadInputIsAnErrorAndWritesNothing) { check_matmul_bad_input(Device::cpu(), dispatch::Backend::tile_host); }
 TEST(MatmulHost, SiluAndMulMatchesTheReference) {
   check_matmul_silu_and_mul(Device::cpu(), dispatch::Backend::tile_host);

@@ -26,6 +26,13 @@
 //                                                     offered for every M, last
 // Every staged configuration stores C through the copy engine where it can write C (tma_store_compatible:
 // 16-byte aligned rows a whole number of 16-byte pieces wide), else from registers.
+// On GPUs before Hopper (sm_80 to sm_89) MatmulStaged runs on the tile library's sm_80 pipeline (cp.async stages
+// filled by a producer warpgroup, mma.sync consumers, C stored from registers), offered as
+//   sm80_bm128_bn128_s4  128 x 128   4        2       the default where 132 KB of shared memory fit (A100)
+//   sm80_bm128_bn128_s3  128 x 128   3        2       99 KB: what Ada and the other sm_8x GPUs allow a block
+//   sm80_bm64_bn128_s4    64 x 128   4        1       M <= 64, and twice the tiles for mid-size problems
+// (only those that fit the device's shared memory; on the host, after the Hopper ones, so that host tests can
+// force them).
 // MatmulSwapAB, the staged kernel with the operands exchanged (C^T = B A^T), for M <= 64 (decode): the weights
 // fill the tensor cores' 64-row side, the activation rows (padded to 16, 32 or 64) the narrow one; stages
 // take all the shared memory (216 KB) to keep weight bytes in flight; K split as above, the same fix-up.
@@ -58,6 +65,7 @@
 //   bm32_bn128_bk32      32 x 128 x 32  small M (decode, M <= 32): less padding wasted in M, wide in N
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -216,18 +224,43 @@ void add_few_rows_candidates(std::vector<dispatch::autotune::Candidate>& out, co
   }
 }
 
-// Whether the staged kernel can take this call: 16-bit inputs, B as [N, K], rows the copy engine can read.
-bool staged_fits(const MatmulArgs& a) {
+// Which form of the staged kernel can take this call: none, the Hopper kernels, or (GPUs before Hopper) the
+// sm_80 pipeline's. Either needs 16-bit inputs, B as [N, K], rows the copy engine (or cp.async) can read. The
+// host runs every form.
+enum class StagedForm { none, hopper, sm80 };
+StagedForm staged_form(const MatmulArgs& a) {
   const bool sixteen_bit = a.a.dtype() == DType::bf16 || a.a.dtype() == DType::f16;
-  if (!sixteen_bit || a.b_layout != BLayout::nk || a.a.size(-1) == 0) return false;
+  if (!sixteen_bit || a.b_layout != BLayout::nk || a.a.size(-1) == 0) return StagedForm::none;
   for (const Tensor* t : {&a.a, &a.b}) {
     const auto v = as_rows<const uint16_t>(*t);
-    if (v.stride[1] != 1 || reinterpret_cast<uintptr_t>(v.data) % 16 != 0 || (v.stride[0] * 2) % 16 != 0) return false;
+    if (v.stride[1] != 1 || reinterpret_cast<uintptr_t>(v.data) % 16 != 0 || (v.stride[0] * 2) % 16 != 0) return StagedForm::none;
   }
 #if defined(__CUDACC__)
-  if (!tile::cuda::device_is_hopper()) return false;
+  if (tile::cuda::device_is_hopper()) return StagedForm::hopper;
+  return tile::cuda::device_runs_sm80_pipelines() ? StagedForm::sm80 : StagedForm::none;
+#else
+  return StagedForm::hopper;
 #endif
-  return true;
+}
+
+// Whether the Hopper kernels can take this call (matmul_silu_and_mul's fused forms are Hopper's only).
+bool staged_fits(const MatmulArgs& a) { return staged_form(a) == StagedForm::hopper; }
+
+// The sm_80 pipeline's configurations that fit the device's shared memory (all of them on the host).
+template <class T, class TO>
+void add_staged_sm80_candidates(std::vector<dispatch::autotune::Candidate>& out, const MatmulArgs& a,
+                                const dispatch::Options& opt) {
+#if defined(__CUDACC__)
+  const size_t limit = tile::cuda::max_shared_bytes_per_block();
+#else
+  const size_t limit = SIZE_MAX;
+#endif
+  if (staged_sm80_shared_bytes<T, TO, 128, 128, 4, 2>() <= limit)
+    out.push_back({"sm80_bm128_bn128_s4", [&] { launch_staged_sm80<T, TO, 128, 128, 4, 2>(a, opt); }});
+  if (staged_sm80_shared_bytes<T, TO, 128, 128, 3, 2>() <= limit)
+    out.push_back({"sm80_bm128_bn128_s3", [&] { launch_staged_sm80<T, TO, 128, 128, 3, 2>(a, opt); }});
+  if (staged_sm80_shared_bytes<T, TO, 64, 128, 4, 1>() <= limit)
+    out.push_back({"sm80_bm64_bn128_s4", [&] { launch_staged_sm80<T, TO, 64, 128, 4, 1>(a, opt); }});
 }
 
 // Decode-sized M: the first swap-AB candidate (listed only for M <= 64, after the four staged ones).
@@ -263,7 +296,21 @@ template <class T, class TO>
 std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(const MatmulArgs& a,
                                                                                 const dispatch::Options& opt) {
   const int64_t n = a.c.size(-1), m = a.c.numel() / n;
-  if (!staged_fits(a)) {
+  const StagedForm form = staged_form(a);
+  if (form == StagedForm::sm80) {
+    std::vector<dispatch::autotune::Candidate> candidates;
+    add_staged_sm80_candidates<T, TO>(candidates, a, opt);
+    if (!candidates.empty()) {
+      // The widest tile that fits; 64-row tiles for decode-sized M (the last of the list).
+      size_t heuristic = m <= 64 ? candidates.size() - 1 : 0;
+      if (m <= kMatmulFewRows) {
+        if (m == 1) heuristic = candidates.size();  // the few-rows kernel, as on Hopper
+        add_few_rows_candidates<T, TO>(candidates, a, opt, m);
+      }
+      return {std::move(candidates), heuristic};
+    }
+  }
+  if (form != StagedForm::hopper) {
     std::vector<dispatch::autotune::Candidate> candidates = {
         {"bm64_bn64_bk32", [&] { launch_generic<T, TO, false, kTile64x64>(a, opt); }},
         {"bm128_bn64_bk32", [&] { launch_generic<T, TO, false, kTile128x64>(a, opt); }},
@@ -303,6 +350,9 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
   // A tile shape cuBLAS runs (its kernel names, H200, session 33): 128 x 64, at 1024^3 and, split, at
   // 128 x 4096 x 14336. Last, so that the heuristic's indices stay.
   candidates.push_back({"staged_bm128_bn64", [&] { launch_staged<T, TO, 128, 64, 8, 2>(a, opt); }});
+#if !defined(__CUDACC__)
+  add_staged_sm80_candidates<T, TO>(candidates, a, opt);  // host tests force them
+#endif
   return {std::move(candidates), heuristic};
 }
 
@@ -319,7 +369,8 @@ void launch_tuned(const MatmulArgs& a, const dispatch::Options& opt) {
   // Calls that differ in output dtype or in the configuration space they can use do not share a choice.
   at::Key key = matmul_tune_key(a.a.dtype(), m, n, k);
   if constexpr (std::is_same_v<TO, float>) key.dtype += "_f32out";
-  if (candidates.front().name.rfind("staged", 0) != 0) key.dtype += "_generic";
+  if (candidates.front().name.rfind("sm80", 0) == 0) key.dtype += "_sm80";
+  else if (candidates.front().name.rfind("staged", 0) != 0) key.dtype += "_generic";
   if (matmul_is_idempotent(a)) {
     candidates[at::select_index(key, candidates, heuristic, opt.stream, where)].launch();
     return;

@@ -28,7 +28,12 @@
 // With clusters of CLUSTER blocks, the blocks of a cluster compute vertically adjacent tiles of one tile
 // column: they read the same B tile, which each fetches a share of for all (load_async_multicast), so L2
 // serves B once per cluster. Clustered configurations do not split K.
+// COPY_ENGINE_STORES = false (the configurations for GPUs before Hopper, whose pipeline is the tile library's
+// sm_80 form: cp.async stages, mma.sync consumers) stores C from registers and keeps no staging buffers for the
+// copy engine in shared memory (32 KB that a stage can use instead).
 #pragma once
+#include <type_traits>
+
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/staged.h"
 #include "tessera/tile/tile.h"
@@ -36,10 +41,12 @@
 namespace tessera::ops::kernels {
 
 template <class T, class TO, int BM, int BN, int BK, int STAGES, int CONSUMERS,
-          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1, bool FUSED_EPILOGUE = true>
+          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1, bool FUSED_EPILOGUE = true,
+          bool COPY_ENGINE_STORES = true>
 struct MatmulStaged {
   using Stage = tile::Stage<tile::SharedTile<T, BM, BK>, tile::SharedTile<T, BN, BK>>;
-  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, CLUSTER, TO>;  // C: store_async
+  using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS, MODE, tile::NoResident, CLUSTER,
+                                   std::conditional_t<COPY_ENGINE_STORES, TO, void>>;  // C: store_async
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int bm = BM, bn = BN, bk = BK;
@@ -111,8 +118,14 @@ struct MatmulStaged {
             for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_fragments(blk, acc, p.partials, s * tiles + tile);
           }
         }
-        if constexpr (FUSED_EPILOGUE) store_epilogue<TO>(blk, pipe, p, acc, {m0, n0});
-        else store_plain<TO>(blk, pipe, p, acc, {m0, n0});
+        if constexpr (!COPY_ENGINE_STORES) {
+          if constexpr (FUSED_EPILOGUE) store(blk, p.c, {m0, n0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {m0, n0})));
+          else store(blk, p.c, {m0, n0}, cast<TO>(acc));
+        } else if constexpr (FUSED_EPILOGUE) {
+          store_epilogue<TO>(blk, pipe, p, acc, {m0, n0});
+        } else {
+          store_plain<TO>(blk, pipe, p, acc, {m0, n0});
+        }
       });
     }
   }

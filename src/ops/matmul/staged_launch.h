@@ -77,21 +77,25 @@ bool residual_by_copy_engine(const MatmulArgs& a) {
 // Whether a call needs the staged kernel compiled with the fused epilogue: a bias, an activation, a scale, or
 // a residual the consumers must read themselves.
 template <class TO>
-bool needs_fused_epilogue(const MatmulArgs& a) {
+bool needs_fused_epilogue(const MatmulArgs& a, bool copy_engine_stores = true) {
   const Epilogue& e = a.epilogue;
   return e.bias.data() != nullptr || e.activation != Activation::none || e.alpha != 1.f ||
-         (e.residual.data() != nullptr && !residual_by_copy_engine<TO>(a));
+         (e.residual.data() != nullptr && !(copy_engine_stores && residual_by_copy_engine<TO>(a)));
 }
 
 // Each configuration is compiled twice: with the fused epilogue and without it. The plain kernel serves calls
-// that need none of it (needs_fused_epilogue), the fused one the others.
+// that need none of it (needs_fused_epilogue), the fused one the others. COPY_ENGINE_STORES = false: the
+// configurations of GPUs before Hopper (C stored from registers, the residual read by the epilogue).
 template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS,
-          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1, bool FUSED_EPILOGUE = false>
+          tile::Consumers MODE = tile::Consumers::cooperative, int CLUSTER = 1, bool FUSED_EPILOGUE = false,
+          bool COPY_ENGINE_STORES = true>
 void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   if constexpr (!FUSED_EPILOGUE) {
-    if (needs_fused_epilogue<TO>(a)) return launch_staged<T, TO, BM, BN, STAGES, CONSUMERS, MODE, CLUSTER, true>(a, opt);
+    if (needs_fused_epilogue<TO>(a, COPY_ENGINE_STORES))
+      return launch_staged<T, TO, BM, BN, STAGES, CONSUMERS, MODE, CLUSTER, true, COPY_ENGINE_STORES>(a, opt);
   }
-  using K = kernels::MatmulStaged<T, TO, BM, BN, 128 / int(sizeof(T)), STAGES, CONSUMERS, MODE, CLUSTER, FUSED_EPILOGUE>;
+  using K = kernels::MatmulStaged<T, TO, BM, BN, 128 / int(sizeof(T)), STAGES, CONSUMERS, MODE, CLUSTER, FUSED_EPILOGUE,
+                                  COPY_ENGINE_STORES>;
   typename K::Params p{};
   p.a = tile::active::make_tma_tensor<BM, K::bk>(as_rows<const T>(a.a));
   p.b = tile::active::make_tma_tensor<BN / CLUSTER, K::bk>(as_rows<const T>(a.b));
@@ -99,9 +103,11 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
   const int64_t m = p.c.extent[0], n = p.c.extent[1], k = a.a.size(-1);
   const int64_t sms = tile::active::multiprocessor_count();
   fill_epilogue<K, T, TO>(p, a, m);
-  set_copy_engine_output(p, a.c);
-  p.residual_by_copy_engine = residual_by_copy_engine<TO>(a);
-  if (p.residual_by_copy_engine) p.residual_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(p.residual);
+  if constexpr (COPY_ENGINE_STORES) {
+    set_copy_engine_output(p, a.c);
+    p.residual_by_copy_engine = residual_by_copy_engine<TO>(a);
+    if (p.residual_by_copy_engine) p.residual_boxes = tile::active::make_tma_tensor<16, 128 / sizeof(TO)>(p.residual);
+  }
   p.k_tiles = (k + K::bk - 1) / K::bk;
   p.schedule = {(m + BM - 1) / BM, (n + BN - 1) / BN, 8, 1, CLUSTER};
   p.schedule.splits = K::may_split ? choose_splits(p.schedule.tiles(), p.k_tiles, sms) : 1;
@@ -118,6 +124,20 @@ void launch_staged(const MatmulArgs& a, const dispatch::Options& opt) {
     p.arrivals.stride[0] = p.schedule.tile_cols; p.arrivals.stride[1] = 1;
   }
   tile::active::launch<K>({tile::active::persistent_blocks<K>(p.schedule.count())}, p, opt.stream);
+}
+
+// The staged kernel on the tile library's sm_80 pipeline (GPUs before Hopper): cooperative consumers, no
+// clusters, C from registers.
+template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS>
+void launch_staged_sm80(const MatmulArgs& a, const dispatch::Options& opt) {
+  launch_staged<T, TO, BM, BN, STAGES, CONSUMERS, tile::Consumers::cooperative, 1, false, false>(a, opt);
+}
+
+// Its shared memory, which decides where a configuration fits (164 KB a block on an A100, 99 KB on Ada).
+template <class T, class TO, int BM, int BN, int STAGES, int CONSUMERS>
+constexpr size_t staged_sm80_shared_bytes() {
+  return kernels::MatmulStaged<T, TO, BM, BN, 128 / int(sizeof(T)), STAGES, CONSUMERS, tile::Consumers::cooperative, 1, false,
+                               false>::shared_bytes;
 }
 
 // A view of the same elements with rows and columns exchanged.
