@@ -115,16 +115,16 @@ inline void check_matmul_split_k_repeatable(Device dev, dispatch::Backend backen
   }
 }
 
-// Every swap-AB configuration (the decode kernel, M <= 64), forced through the autotuner: M from 1 to 64 (each
-// padding width: 16, 32, 64), N not a multiple of the weight tiles, K not a multiple of their slices, K long
-// enough to be split over blocks, every epilogue, 16- and 32-bit outputs. Outputs start poisoned.
-inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
+// Each named configuration forced through the autotuner: every shape plain in bf16 and in f16 with silu, a bias
+// and a residual; then bf16 -> f32 with gelu and a bias (shapes[1]), f16 -> f32 with the residual in place
+// (shapes[4]), gelu_tanh with the residual in place (shapes[5]) and relu with a bias (shapes[0]).
+inline void check_forced_matmul_configs(Device dev, dispatch::Backend backend, std::span<const char* const> names,
+                                        std::span<const MatmulShape> shapes) {
   namespace at = dispatch::autotune;
   using ops::Activation;
-  const MatmulShape shapes[] = {{{1, 72}, 200},     {{2, 1024}, 100},   {{7, 776}, 4099}, {{16, 4096}, 136},
-                                {{33, 520}, 264},   {{64, 2048}, 96},   {{2, 3, 256}, 130}, {{17, 8}, 65}};
+  ASSERT_GE(shapes.size(), 6u);
   const ClearForcedChoice clear{"matmul"};
-  for (const char* name : {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce", "swapab_bw64_bk128_wave"}) {
+  for (const char* name : names) {
     SCOPED_TRACE(std::string("configuration ") + name);
     at::force("matmul", name);
     for (const auto& s : shapes) {
@@ -136,6 +136,16 @@ inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
     check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[5], ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
     check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[0], ops::BLayout::nk, Activation::relu, true, false, false);
   }
+}
+
+// Every swap-AB configuration (the decode kernel, M <= 64), forced through the autotuner: M from 1 to 64 (each
+// padding width: 16, 32, 64), N not a multiple of the weight tiles, K not a multiple of their slices, K long
+// enough to be split over blocks, every epilogue, 16- and 32-bit outputs. Outputs start poisoned.
+inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
+  const MatmulShape shapes[] = {{{1, 72}, 200},     {{2, 1024}, 100},   {{7, 776}, 4099}, {{16, 4096}, 136},
+                                {{33, 520}, 264},   {{64, 2048}, 96},   {{2, 3, 256}, 130}, {{17, 8}, 65}};
+  const char* const names[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce", "swapab_bw64_bk128_wave"};
+  check_forced_matmul_configs(dev, backend, names, shapes);
 }
 
 // Every few-rows configuration (decode at batch 1 to 4), forced through the autotuner: one row, and 2-4 rows
@@ -216,23 +226,9 @@ inline void check_matmul_into_column_window(Device dev, dispatch::Backend backen
 // 64-wide k slices, one row and one tile, K split over blocks (skinny M, long K), a batch of rows, every
 // epilogue, 16- and 32-bit outputs, the residual in place. Outputs start poisoned.
 inline void check_matmul_sm80_staged_configs(Device dev, dispatch::Backend backend) {
-  namespace at = dispatch::autotune;
-  using ops::Activation;
   const MatmulShape shapes[] = {{{67, 200}, 300}, {{257, 136}, 520}, {{1, 72}, 9},    {{5, 1024}, 100},
                                 {{33, 776}, 264}, {{130, 4104}, 136}, {{2, 3, 256}, 130}, {{128, 64}, 128}};
-  const ClearForcedChoice clear{"matmul"};
-  for (const char* name : kSm80StagedConfigs) {
-    SCOPED_TRACE(std::string("configuration ") + name);
-    at::force("matmul", name);
-    for (const auto& s : shapes) {
-      check_matmul(dev, backend, DType::bf16, DType::bf16, s, ops::BLayout::nk, Activation::none, false, false, false);
-      check_matmul(dev, backend, DType::f16, DType::f16, s, ops::BLayout::nk, Activation::silu, true, true, false);
-    }
-    check_matmul(dev, backend, DType::bf16, DType::f32, shapes[1], ops::BLayout::nk, Activation::gelu, true, false, false);
-    check_matmul(dev, backend, DType::f16, DType::f32, shapes[4], ops::BLayout::nk, Activation::none, true, true, true);
-    check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[5], ops::BLayout::nk, Activation::gelu_tanh, true, true, true);
-    check_matmul(dev, backend, DType::bf16, DType::bf16, shapes[0], ops::BLayout::nk, Activation::relu, true, false, false);
-  }
+  check_forced_matmul_configs(dev, backend, kSm80StagedConfigs, shapes);
 }
 
 inline void check_matmul_bad_input(Device dev, dispatch::Backend backend) {
