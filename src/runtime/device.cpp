@@ -86,8 +86,9 @@ bool cuda_sm80_pipelines([[maybe_unused]] int index) {
   if (!cuda_available()) return false;
   int major = 0;
   TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
+  if (major < 8) return false;
   const int code = kernel_code_arch(index);
-  return major >= 8 && code >= 80 && code < 90;
+  return code >= 80 && code < 90;
 #else
   return false;
 #endif
