@@ -11,6 +11,7 @@
 #include "tessera/runtime/cuda_check.h"
 #include "tessera/runtime/device.h"
 #include "tessera/tile/cuda/hopper/pipeline.h"
+#include "tessera/tile/cuda/per_device.h"
 #include "tessera/tile/cuda/tile.h"
 #include "tessera/tile/staged.h"
 
@@ -52,23 +53,6 @@ constexpr size_t declared_shared_bytes() {
   if constexpr (requires { Kernel::shared_bytes; }) return Kernel::shared_bytes;
   else return 0;
 }
-
-namespace detail {
-// An attribute of the current device, asked of the driver once per device (launches ask every time).
-template <class Ask>
-int per_device(std::array<std::atomic<int>, 64>& known, Ask ask) {  // 0 in a slot: not asked yet
-  int device = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
-  std::atomic<int>* slot = device >= 0 && device < int(known.size()) ? &known[size_t(device)] : nullptr;
-  if (slot != nullptr) {
-    const int seen = slot->load(std::memory_order_relaxed);
-    if (seen != 0) return seen;
-  }
-  const int value = ask(device);
-  if (slot != nullptr) slot->store(value, std::memory_order_relaxed);
-  return value;
-}
-}  // namespace detail
 
 // Multiprocessors of the current device: the size of a persistent grid.
 inline int multiprocessor_count() {

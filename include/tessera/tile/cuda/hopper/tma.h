@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -12,6 +13,7 @@
 #include "tessera/runtime/cuda_check.h"
 #include "tessera/runtime/error.h"
 #include "tessera/tile/cuda/hopper/sync.h"
+#include "tessera/tile/cuda/per_device.h"
 #include "tessera/tile/cuda/tile.h"
 #include "tessera/tile/staged.h"
 
@@ -40,15 +42,12 @@ template <class T> constexpr CUtensorMapDataType tma_dtype() {
 namespace hopper {
 // Whether the current device has the copy engine (TMA, sm_90 and later): tensor maps are made only there.
 inline bool device_has_copy_engine() {
-  static std::atomic<int> known[64] = {};  // per device: 0 not asked yet, 1 yes, 2 no
-  int device = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&device));
-  std::atomic<int>* slot = device >= 0 && device < 64 ? &known[device] : nullptr;
-  if (slot != nullptr && slot->load(std::memory_order_relaxed) != 0) return slot->load(std::memory_order_relaxed) == 1;
-  int major = 0;
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (slot != nullptr) slot->store(major >= 9 ? 1 : 2, std::memory_order_relaxed);
-  return major >= 9;
+  static std::array<std::atomic<int>, 64> known{};
+  return ::tessera::tile::cuda::detail::per_device(known, [](int device) {
+    int major = 0;
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9 ? 1 : 2;
+  }) == 1;
 }
 
 // Columns of one 128-byte swizzle atom: the widest box the copy engine swizzles, and a panel of a wider shared tile.
@@ -67,6 +66,9 @@ void encode_tensor_map(unsigned char (&descriptor)[128], const View<const T, RAN
   static_assert(BOX_COLS % panel_cols<T> == 0, "TMA boxes here are whole 128-byte swizzle atoms wide");
   static_assert(BOX_ROWS <= 256, "a TMA box has at most 256 rows");
   if (!tma_compatible(view)) invalid_argument("make_tma_tensor: the view is not 16-byte aligned with unit column stride");
+  // Before Hopper there is no copy engine: the tensor is its view alone (the sm_80 pipeline's producer threads
+  // copy from it), checked as the copy engine would check it.
+  if (!device_has_copy_engine()) return;
   cuuint64_t dims[RANK], strides[RANK - 1];
   cuuint32_t box[RANK], elem_strides[RANK];
   for (int d = 0; d < RANK; ++d) {
@@ -90,14 +92,11 @@ void encode_tensor_map(unsigned char (&descriptor)[128], const View<const T, RAN
 
 // A tensor map for boxes of BOX_ROWS x BOX_COLS, swizzled 128 bytes wide as the tensor cores read shared
 // memory: boxes wider than 128 bytes are copied as several panels.
-// Before Hopper there is no copy engine: the tensor is its view alone (the sm_80 pipeline's producer threads
-// copy from it), checked as the copy engine would check it.
 template <int BOX_ROWS, int BOX_COLS, class T>
 TmaTensor<T, BOX_ROWS, BOX_COLS> make_tma_tensor(const View2<const T>& view) {
   TmaTensor<T, BOX_ROWS, BOX_COLS> t;
   t.view = view;
-  if (hopper::device_has_copy_engine()) hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
-  else if (!tma_compatible(view)) invalid_argument("make_tma_tensor: the view is not 16-byte aligned with unit column stride");
+  hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
   return t;
 }
 
@@ -106,8 +105,7 @@ template <int BOX_ROWS, int BOX_COLS, class T>
 TmaTensor<T, BOX_ROWS, BOX_COLS, 3> make_tma_tensor(const View3<const T>& view) {
   TmaTensor<T, BOX_ROWS, BOX_COLS, 3> t;
   t.view = view;
-  if (hopper::device_has_copy_engine()) hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
-  else if (!tma_compatible(view)) invalid_argument("make_tma_tensor: the view is not 16-byte aligned with unit column stride");
+  hopper::encode_tensor_map<BOX_ROWS, BOX_COLS>(t.descriptor, view);
   return t;
 }
 
