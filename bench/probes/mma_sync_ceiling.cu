@@ -8,7 +8,7 @@
 //   rows32_cols128  the same with 32 rows a warp (two 16-row slices): 2 ldmatrix of A and 8 of B for 32 mma.sync
 // Shared tiles use the copy engine's 128-byte swizzle, as the library's. One block a multiprocessor x `waves`.
 // Build here:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a bench/probes/mma_sync_ceiling.cu -o .device/mma_sync_ceiling
+//   nvcc -O3 -std=c++20 -I include -gencode=arch=compute_90a,code=sm_90a bench/probes/mma_sync_ceiling.cu -o .device/mma_sync_ceiling
 // Run there: .device/mma_sync_ceiling
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -17,19 +17,17 @@
 #include <cstdio>
 
 #include "median_time.h"
+#include "tessera/tile/cuda/warp_mma.h"
 
 namespace {
 constexpr int kSteps = 4096;  // k steps (of 16) a warp runs
 
+// The library's warp-level instructions (tessera/tile/cuda/warp_mma.h).
 __device__ __forceinline__ void mma(float* d, const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-               "{%0, %1, %2, %3};"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  tessera::tile::cuda::warp::mma_m16n8k16<tessera::bf16>(d, a, b0, b1);
 }
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+  tessera::tile::cuda::warp::ldmatrix_x4<false>(r, addr);
 }
 // The copy engine's 128-byte swizzle of a tile 64 elements (one 128-byte row) wide.
 __device__ __forceinline__ uint32_t swizzled(int r, int c) { return uint32_t(r * 128 + (((c / 8) ^ (r % 8)) * 16)); }
