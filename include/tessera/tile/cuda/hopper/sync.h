@@ -53,9 +53,8 @@ __device__ __forceinline__ void barrier_arrive(uint64_t* bar) {
 #if TESSERA_SM90A
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 #elif TESSERA_SM80_PIPELINE
-  uint64_t state;
-  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(shared_address(bar)) : "memory");
-  (void)state;
+  // The state token goes to a register local to the asm: sm_80's PTX has no sink operand for it.
+  asm volatile("{\n\t.reg .b64 state;\n\tmbarrier.arrive.shared.b64 state, [%0];\n\t}" ::"r"(shared_address(bar)) : "memory");
 #else
   (void)bar;
 #endif
