@@ -21,6 +21,8 @@
 
 #if TESSERA_WITH_CUDA
 #include <cuda_runtime.h>
+
+#include "dispatch/l2_flush.h"
 #endif
 
 #ifndef TESSERA_VERSION_STRING
@@ -307,6 +309,7 @@ std::map<std::string, Entry> memory_entries() {
 namespace {
 // A device buffer larger than the L2 cache; writing it before each timed run evicts the operands, so every
 // run starts from DRAM as it does inside a model step. Kept for the life of the process (one per device).
+// A whole number of 4 KB (the flush kernel's rows).
 struct FlushBuffer { void* ptr = nullptr; size_t bytes = 0; };
 FlushBuffer flush_buffer() {
   static std::mutex mutex;
@@ -319,7 +322,7 @@ FlushBuffer flush_buffer() {
   int l2 = 0;
   cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
   FlushBuffer b;
-  b.bytes = std::max<size_t>(size_t(2) * size_t(l2), size_t(8) << 20);
+  b.bytes = (std::max<size_t>(size_t(2) * size_t(l2), size_t(8) << 20) + 4095) / 4096 * 4096;
   if (cudaMalloc(&b.ptr, b.bytes) != cudaSuccess) { cudaGetLastError(); b = {}; }
   buffers[dev] = b;
   return b;
@@ -349,28 +352,56 @@ std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream, Timin
     if (!launch_ok(c)) return std::nullopt;
   if (cudaStreamSynchronize(s) != cudaSuccess) { cudaGetLastError(); return std::nullopt; }
   const FlushBuffer flush = flush_buffer();
+  // The flush is a kernel, and the candidate is timed with it: the flush then the candidate, less the flush
+  // alone. Inside a model step a kernel follows another kernel, which on Hopper lets it launch while that one
+  // finishes (programmatic dependent launch). Timed from an event after a memset, every candidate paid its
+  // whole launch instead, 2-5 us that a step or a CUDA graph does not pay and that differs by configuration:
+  // at 128 x 4096 x 4096 the candidates came within 2% (20.4-20.8 us) and the tuner kept 64 x 128 tiles, 17.9
+  // us in a graph where 128 x 64 tiles take 15.8; timed after the flush kernel they separate as in the graph
+  // (17.1-18.0 against 19.5-19.7; H200, session 43).
+  auto flush_l2 = [&](int i) {
+    if (!flush.ptr) return;
+    if (!detail::launch_l2_flush(static_cast<uint32_t*>(flush.ptr), int64_t(flush.bytes / 4), uint32_t(i), stream))
+      cudaMemsetAsync(flush.ptr, i & 0xff, flush.bytes, s);
+  };
   cudaEvent_t start = nullptr, stop = nullptr;
   if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {
     cudaGetLastError();
     if (start) cudaEventDestroy(start);
     return std::nullopt;
   }
-  std::vector<double> us;
-  bool ok = true;
-  for (int i = 0; i < kRuns && ok; ++i) {
-    if (flush.ptr) cudaMemsetAsync(flush.ptr, i & 0xff, flush.bytes, s);
-    cudaEventRecord(start, s);
-    for (int l = 0; l < launches && ok; ++l) ok = launch_ok(c);
-    cudaEventRecord(stop, s);
+  auto elapsed_us = [&](bool ok) {
     float ms = 0;
     ok = ok && cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
-    us.push_back(double(ms) * 1e3 / launches);
+    return ok ? std::optional<double>(double(ms) * 1e3) : std::nullopt;
+  };
+  std::vector<double> flush_alone, flush_then_candidate;
+  bool ok = true;
+  for (int i = 0; i < kRuns && ok; ++i) {
+    cudaEventRecord(start, s);
+    flush_l2(i);
+    cudaEventRecord(stop, s);
+    const std::optional<double> alone = elapsed_us(true);
+    cudaEventRecord(start, s);
+    flush_l2(i);
+    for (int l = 0; l < launches && ok; ++l) ok = launch_ok(c);
+    cudaEventRecord(stop, s);
+    const std::optional<double> both = elapsed_us(ok);
+    ok = alone && both;
+    if (ok) {
+      flush_alone.push_back(*alone);
+      flush_then_candidate.push_back(*both);
+    }
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   if (!ok) { cudaGetLastError(); return std::nullopt; }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  // A candidate whose launch the flush hides almost whole still costs something: never 0 or less.
+  return std::max((median(flush_then_candidate) - median(flush_alone)) / launches, 0.01);
 #else
   (void)c;
   (void)stream;

@@ -100,7 +100,9 @@ size_t select_index(const Key& key, const std::vector<Candidate>& candidates, si
 // ---- the timer ----
 // How a candidate is timed. cold: one launch after the L2 is flushed (a call inside a model step), the median
 // of several. sustained: bursts of back-to-back launches after one flush, microseconds per launch, the median
-// burst (a long run of heavy calls).
+// burst (a long run of heavy calls). The flush is a kernel that the candidate follows as it would follow the
+// kernel before it in a step (launching early on Hopper): the time is that of the flush and the candidate
+// less the flush's alone.
 enum class Timing { cold, sustained };
 // Near-ties of calls whose fastest cold time is at least kSustainedFromUs (their operands outgrow L2, so
 // back-to-back launches do not find them cached) are re-timed sustained: those within kNearTie of the fastest,
