@@ -52,6 +52,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="a few shapes only")
     ap.add_argument("--shapes", help="MxNxK,... instead of the sweep (e.g. the engine's 1x6144x4096)")
     ap.add_argument("--glu-only", action="store_true", help="only the matmul_silu_and_mul table")
+    ap.add_argument("--no-glu", action="store_true", help="without the matmul_silu_and_mul table")
     args = ap.parse_args()
     ts = Tessera(args.lib)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -96,7 +97,8 @@ def main():
               f"  ratio {r['ratio']:.3f}  {r['pct_copy']:5.1f}% copy  err {err:.1e}", flush=True)
         del sets, a, w, y, ref
         torch.cuda.empty_cache()
-    glu_table(ts, gpu, copy_bw, l2, dt, args.out)
+    if not args.no_glu:
+        glu_table(ts, gpu, copy_bw, l2, dt, args.out)
     if not rows:
         return
     med = statistics.median(r["ratio"] for r in rows)
