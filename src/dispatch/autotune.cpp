@@ -190,6 +190,7 @@ json to_json(const std::map<std::string, Entry>& entries) {
       for (const auto& [name, us] : e.sustained) sustained[name] = us;
       out[key]["sustained"] = sustained;
     }
+    if (!e.failed.empty()) out[key]["failed"] = e.failed;
   }
   return doc;
 }
@@ -209,6 +210,8 @@ std::optional<std::map<std::string, Entry>> from_json(const json& doc) {
       for (const auto& [name, us] : v.at("timings").items()) e.timings[name] = us.get<double>();
     if (v.contains("sustained"))
       for (const auto& [name, us] : v.at("sustained").items()) e.sustained[name] = us.get<double>();
+    if (v.contains("failed"))
+      for (const auto& name : v.at("failed")) e.failed.insert(name.get<std::string>());
     if (e.choice.empty()) throw std::runtime_error("entry '" + key + "' has an empty choice");
     entries[key] = std::move(e);
   }
@@ -420,6 +423,15 @@ size_t index_of(const std::vector<Candidate>& candidates, const std::string& nam
   return candidates.size();
 }
 
+// The index of a remembered choice, or candidates.size() when the configuration space changed since it was
+// tuned: the choice is no longer offered, or (for entries that list what they timed) a candidate is new.
+size_t remembered_index(const std::vector<Candidate>& candidates, const Entry& e) {
+  if (!e.timings.empty())
+    for (const auto& c : candidates)
+      if (!e.timings.contains(c.name) && !e.failed.contains(c.name)) return candidates.size();
+  return index_of(candidates, e.choice);
+}
+
 // The remembered choice for `key`, reading the disk cache into memory first if this is the first look.
 // Caller holds state().mutex.
 const Entry* remembered(const std::string& key) {
@@ -443,6 +455,7 @@ size_t select_index_with(const Key& key, const std::vector<Candidate>& candidate
   State& st = state();
   const std::string key_str = key.str();
   Timer timer;
+  size_t untuned = heuristic;  // what a call that cannot be timed runs
   {
     std::lock_guard<std::mutex> lock(st.mutex);
     if (auto it = st.forced.find(key.op); it != st.forced.end()) {
@@ -454,20 +467,22 @@ size_t select_index_with(const Key& key, const std::vector<Candidate>& candidate
     if (where == Where::host || candidates.size() == 1) return heuristic;
     if (st.enabled_override ? !*st.enabled_override : !env_enabled()) return heuristic;
     if (const Entry* e = remembered(key_str)) {
-      const size_t i = index_of(candidates, e->choice);
+      const size_t i = remembered_index(candidates, *e);
       if (i < candidates.size()) return i;  // otherwise the configuration space changed: tune again
+      // Where this call cannot tune, an older choice that is still offered beats the heuristic.
+      if (const size_t old = index_of(candidates, e->choice); old < candidates.size()) untuned = old;
     }
-    if (!tunable && stand_ins == nullptr) return heuristic;
+    if (!tunable && stand_ins == nullptr) return untuned;
     timer = st.timer;
   }
-  if (!timer && tessera::stream_is_capturing(stream)) return heuristic;  // nothing may be timed
+  if (!timer && tessera::stream_is_capturing(stream)) return untuned;  // nothing may be timed
 
   std::lock_guard<std::recursive_mutex> tuning(st.tuning);
   {
     // Another thread may have tuned this key while we waited.
     std::lock_guard<std::mutex> lock(st.mutex);
     if (auto it = st.memory.find(key_str); it != st.memory.end()) {
-      const size_t i = index_of(candidates, it->second.choice);
+      const size_t i = remembered_index(candidates, it->second);
       if (i < candidates.size()) return i;
     }
   }
@@ -491,7 +506,10 @@ size_t select_index_with(const Key& key, const std::vector<Candidate>& candidate
   std::vector<std::pair<double, size_t>> cold;  // (microseconds, candidate) of those that ran
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::optional<double> us = time(i, Timing::cold);
-    if (!us) continue;
+    if (!us) {
+      entry.failed.insert(candidates[i].name);
+      continue;
+    }
     entry.timings[candidates[i].name] = *us;
     cold.emplace_back(*us, i);
   }

@@ -158,13 +158,37 @@ TEST_F(AutotuneTest, CacheRoundTripThroughTheFile) {
 }
 
 TEST_F(AutotuneTest, ACachedChoiceThatIsNoLongerACandidateIsRetuned) {
-  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"removed_config", 1.0, {}, {}}}});
+  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"removed_config", 1.0, {}, {}, {}}}});
   Fake f;
   FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};
   at::set_timer(t.get());
   EXPECT_EQ(at::select(key(), f.candidates, 0, nullptr).name, "fast");
   EXPECT_EQ(t.calls, 3);
   EXPECT_EQ(at::read_cache_file(cache_file()).at(key().str()).choice, "fast");
+}
+
+TEST_F(AutotuneTest, AChoiceTunedBeforeACandidateWasAddedIsRetuned) {
+  // Tuned when only "slow" and "middle" existed: "fast" is new, so the space is timed again.
+  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"middle", 2.0, {{"slow", 3.0}, {"middle", 2.0}}, {}, {}}}});
+  Fake f;
+  FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};
+  at::set_timer(t.get());
+  EXPECT_EQ(at::select(key(), f.candidates, 0, nullptr).name, "fast");
+  EXPECT_EQ(t.calls, 3);
+  // A candidate that failed to run is remembered as such (in the file too): not new at the next look.
+  FakeTimer u{{{"slow", 3.0}, {"middle", 2.0}}};
+  at::set_timer(u.get());
+  EXPECT_EQ(at::select(key("m8_n32_k64"), f.candidates, 0, nullptr).name, "middle");
+  EXPECT_EQ(at::memory_entries().at(key("m8_n32_k64").str()).failed, (std::set<std::string>{"fast"}));
+  at::clear_memory_cache();
+  EXPECT_EQ(at::read_cache_file(cache_file()).at(key("m8_n32_k64").str()).failed.count("fast"), 1u);
+  EXPECT_EQ(at::select(key("m8_n32_k64"), f.candidates, 0, nullptr).name, "middle");
+  EXPECT_EQ(u.calls, 3);
+  // A call that cannot be tuned keeps an older choice that is still offered rather than the heuristic.
+  at::merge_into_cache_file(cache_file(), {{key("m4_n32_k64").str(), at::Entry{"middle", 2.0, {{"middle", 2.0}}, {}, {}}}});
+  at::clear_memory_cache();
+  EXPECT_EQ(at::select_index(key("m4_n32_k64"), f.candidates, 0, nullptr, at::Where::cuda, /*tunable=*/false), 2u);
+  EXPECT_EQ(u.calls, 3);
 }
 
 TEST_F(AutotuneTest, AnotherVersionIsIgnoredAndReplaced) {
@@ -231,7 +255,7 @@ TEST_F(AutotuneTest, ACorruptFileIsIgnoredWithOneWarningAndRewritten) {
   ::testing::internal::GetCapturedStderr();
 }
 
-at::Entry entry_for(int i) { return at::Entry{"c" + std::to_string(i % 3), double(i), {{"c0", double(i)}}, {}}; }
+at::Entry entry_for(int i) { return at::Entry{"c" + std::to_string(i % 3), double(i), {{"c0", double(i)}}, {}, {}}; }
 
 TEST_F(AutotuneTest, ConcurrentProcessesLoseNoEntries) {
   constexpr int kProcesses = 4, kKeysEach = 20;
@@ -298,7 +322,7 @@ TEST_F(AutotuneTest, DisabledUsesTheHeuristicAndNeverTimes) {
   Fake f;
   FakeTimer t{{{"slow", 3.0}, {"fast", 1.0}, {"middle", 2.0}}};
   at::set_timer(t.get());
-  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"fast", 1.0, {}, {}}}});
+  at::merge_into_cache_file(cache_file(), {{key().str(), at::Entry{"fast", 1.0, {}, {}, {}}}});
   ::setenv("TESSERA_AUTOTUNE", "0", 1);
   EXPECT_FALSE(at::enabled());
   EXPECT_EQ(at::select_index(key(), f.candidates, 2, nullptr), 2u);          // not even the cached choice

@@ -48,6 +48,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <utility>
@@ -128,6 +129,7 @@ struct Entry {
   double us = 0;                            // the choice's cold time
   std::map<std::string, double> timings;    // every candidate that ran, microseconds (cold)
   std::map<std::string, double> sustained;  // the near-ties re-timed sustained, microseconds per launch
+  std::set<std::string> failed;             // candidates that could not run when this entry was tuned
 };
 std::string cache_dir();   // where the cache lives now (environment read at each call)
 std::string cache_file();  // cache_dir() + "/autotune.json"
