@@ -122,7 +122,9 @@ void check_small_float() {
     } else {
       ASSERT_EQ(double(got), want) << "code " << c;
     }
-    if (!std::isnan(want)) ASSERT_EQ(from_float<T>(got).bits, c) << "round trip of code " << c;
+    if (!std::isnan(want)) {
+      ASSERT_EQ(from_float<T>(got).bits, c) << "round trip of code " << c;
+    }
   }
   for (float f : probe_floats(codes, [](int c) { return decode_small(c, EXP, MAN, FINITE_ONLY); })) {
     const int want = brute_force_encode<EXP, MAN, FINITE_ONLY>(f);
