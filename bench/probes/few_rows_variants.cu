@@ -14,6 +14,7 @@
 // DEPTH x BK past K (the x8 rows at K = 4096) took the local-memory edge path and ran at 20-25% of copy.
 // The NormParts rows: reading the norm's weight g next to x cost the kernel 40-90%; x in fp32 and its squares
 // 0-20% (activation traffic on the chip, every block reading the whole row, is what this kernel is sensitive to).
+// Session 45 added persistent blocks (bench/results/2026-11-29-h200-session45).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -60,6 +61,52 @@ struct Deep {
         acc = acc + cast<float>(w[d]) * cast<float>(load<1, BK>(blk, p.a, {0, k0 + d * BK}, 0.f, tile::cold_edges));
     }
     store(blk, p.c, {n0, 0}, cast<bf16>(row_sum(acc)));
+  }
+};
+
+// Persistent (session 45): a grid of `blocks` blocks, each walking the row groups g = bid, bid + blocks, ... in
+// chunks of DEPTH tiles (K a multiple of DEPTH x BK), the next chunk's tiles asked for before the current one is
+// used: the next group's first loads are in flight while the current group is reduced and stored, and no block
+// starts or ends between groups.
+template <int BN, int BK, int DEPTH, int THREADS>
+struct Persistent {
+  static constexpr int threads = THREADS;
+  using Params = probe::Params;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t K = p.a.extent[1], groups = (p.b.extent[0] + BN - 1) / BN, step = blk.num_blocks(0);
+    const int64_t chunks_per_group = K / (int64_t(BK) * DEPTH);
+    const int64_t my_groups = blk.bid(0) < groups ? (groups - blk.bid(0) + step - 1) / step : 0;
+    const int64_t chunks = my_groups * chunks_per_group;
+    using W = decltype(load<BN, BK>(blk, p.b, {0, 0}));
+    auto chunk_origin = [&](int64_t i) {
+      return tile::Coord{(blk.bid(0) + i / chunks_per_group * step) * BN, i % chunks_per_group * int64_t(BK) * DEPTH};
+    };
+    W next[DEPTH];
+    if (chunks > 0) {
+      const tile::Coord at = chunk_origin(0);
+      TILE_UNROLL(16)
+      for (int d = 0; d < DEPTH; ++d) next[d] = load<BN, BK>(blk, p.b, {at.row, at.col + d * BK}, 0.f, tile::cold_edges);
+    }
+    auto acc = zeros<float, BN, BK>(blk);
+    for (int64_t i = 0; i < chunks; ++i) {
+      W w[DEPTH];
+      TILE_UNROLL(16)
+      for (int d = 0; d < DEPTH; ++d) w[d] = next[d];
+      const tile::Coord at = chunk_origin(i);
+      if (i + 1 < chunks) {
+        const tile::Coord ahead = chunk_origin(i + 1);
+        TILE_UNROLL(16)
+        for (int d = 0; d < DEPTH; ++d) next[d] = load<BN, BK>(blk, p.b, {ahead.row, ahead.col + d * BK}, 0.f, tile::cold_edges);
+      }
+      TILE_UNROLL(16)
+      for (int d = 0; d < DEPTH; ++d)
+        acc = acc + cast<float>(w[d]) * cast<float>(load<1, BK>(blk, p.a, {0, at.col + d * BK}, 0.f, tile::cold_edges));
+      if (i % chunks_per_group == chunks_per_group - 1) {
+        store(blk, p.c, {at.row, 0}, cast<bf16>(row_sum(acc)));
+        acc = zeros<float, BN, BK>(blk);
+      }
+    }
   }
 };
 
@@ -245,6 +292,22 @@ int run(const char* filter) {
     deep.template operator()<8, 1024, 1, 128, 3>();
     deep.template operator()<4, 1024, 3, 128, 3>();
     deep.template operator()<8, 512, 2, 64, 6>();
+
+    // Persistent blocks: `per_sm` a multiprocessor (session 45).
+    auto persistent = [&]<int BN, int DEPTH, int MB>(int per_sm) {
+      using Kern = tile::MinBlocksPerSm<Persistent<BN, 1024, DEPTH, 128>, MB>;
+      const std::string name = "persistent bn" + std::to_string(BN) + " x" + std::to_string(DEPTH) + " mb" +
+                               std::to_string(MB) + " grid " + std::to_string(per_sm) + "/SM";
+      report(name, [&](int i) {
+        Params p{av, View2<const bf16>{weights(i), {N, K}, {K, 1}}, cv};
+        tile::cuda::launch<Kern>({int64_t(prop.multiProcessorCount) * per_sm}, p, nullptr);
+      });
+    };
+    persistent.template operator()<4, 2, 4>(4);
+    persistent.template operator()<4, 2, 4>(3);
+    persistent.template operator()<2, 2, 4>(4);
+    persistent.template operator()<2, 4, 4>(4);
+    persistent.template operator()<1, 2, 8>(8);
   }
   return 0;
 }
