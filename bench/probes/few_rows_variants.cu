@@ -83,8 +83,8 @@ struct Persistent {
       return tile::Coord{(blk.bid(0) + i / chunks_per_group * step) * BN, i % chunks_per_group * int64_t(BK) * DEPTH};
     };
     W next[DEPTH];
+    tile::Coord at = chunk_origin(0);
     if (chunks > 0) {
-      const tile::Coord at = chunk_origin(0);
       TILE_UNROLL(16)
       for (int d = 0; d < DEPTH; ++d) next[d] = load<BN, BK>(blk, p.b, {at.row, at.col + d * BK}, 0.f, tile::cold_edges);
     }
@@ -93,9 +93,8 @@ struct Persistent {
       W w[DEPTH];
       TILE_UNROLL(16)
       for (int d = 0; d < DEPTH; ++d) w[d] = next[d];
-      const tile::Coord at = chunk_origin(i);
+      const tile::Coord ahead = chunk_origin(i + 1);
       if (i + 1 < chunks) {
-        const tile::Coord ahead = chunk_origin(i + 1);
         TILE_UNROLL(16)
         for (int d = 0; d < DEPTH; ++d) next[d] = load<BN, BK>(blk, p.b, {ahead.row, ahead.col + d * BK}, 0.f, tile::cold_edges);
       }
@@ -106,6 +105,7 @@ struct Persistent {
         store(blk, p.c, {at.row, 0}, cast<bf16>(row_sum(acc)));
         acc = zeros<float, BN, BK>(blk);
       }
+      at = ahead;
     }
   }
 };
@@ -295,6 +295,7 @@ int run(const char* filter) {
 
     // Persistent blocks: `per_sm` a multiprocessor (session 45).
     auto persistent = [&]<int BN, int DEPTH, int MB>(int per_sm) {
+      if (K % (int64_t(DEPTH) * 1024) != 0) return;  // the variant walks whole chunks of DEPTH tiles only
       using Kern = tile::MinBlocksPerSm<Persistent<BN, 1024, DEPTH, 128>, MB>;
       const std::string name = "persistent bn" + std::to_string(BN) + " x" + std::to_string(DEPTH) + " mb" +
                                std::to_string(MB) + " grid " + std::to_string(per_sm) + "/SM";
