@@ -310,10 +310,10 @@ std::map<std::string, Entry> memory_entries() {
 
 #if TESSERA_WITH_CUDA
 namespace {
-// A device buffer larger than the L2 cache; writing it before each timed run evicts the operands, so every
+// A device buffer larger than the L2 cache; reading it before each timed run evicts the operands, so every
 // run starts from DRAM as it does inside a model step. Kept for the life of the process (one per device).
-// A whole number of 4 KB (the flush kernel's rows).
-struct FlushBuffer { void* ptr = nullptr; size_t bytes = 0; };
+// A whole number of 4 KB (the flush kernel's rows), then the flush's sink: a word per row.
+struct FlushBuffer { void* ptr = nullptr; size_t bytes = 0; uint32_t* sink = nullptr; };
 FlushBuffer flush_buffer() {
   static std::mutex mutex;
   static std::map<int, FlushBuffer> buffers;
@@ -326,7 +326,15 @@ FlushBuffer flush_buffer() {
   cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
   FlushBuffer b;
   b.bytes = (std::max<size_t>(size_t(2) * size_t(l2), size_t(8) << 20) + 4095) / 4096 * 4096;
-  if (cudaMalloc(&b.ptr, b.bytes) != cudaSuccess) { cudaGetLastError(); b = {}; }
+  const size_t sink_bytes = b.bytes / 4096 * 4;
+  // Written once so that the flush reads defined words.
+  if (cudaMalloc(&b.ptr, b.bytes + sink_bytes) != cudaSuccess || cudaMemset(b.ptr, 0x5a, b.bytes) != cudaSuccess) {
+    cudaGetLastError();
+    if (b.ptr) cudaFree(b.ptr);
+    b = {};
+  } else {
+    b.sink = reinterpret_cast<uint32_t*>(static_cast<char*>(b.ptr) + b.bytes);
+  }
   buffers[dev] = b;
   return b;
 }
@@ -364,7 +372,7 @@ std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream, Timin
   // (17.1-18.0 against 19.5-19.7; H200, session 43).
   auto flush_l2 = [&](int i) {
     if (!flush.ptr) return;
-    if (!detail::launch_l2_flush(static_cast<uint32_t*>(flush.ptr), int64_t(flush.bytes / 4), uint32_t(i), stream))
+    if (!detail::launch_l2_flush(static_cast<const uint32_t*>(flush.ptr), int64_t(flush.bytes / 4), flush.sink, stream))
       cudaMemsetAsync(flush.ptr, i & 0xff, flush.bytes, s);
   };
   cudaEvent_t start = nullptr, stop = nullptr;

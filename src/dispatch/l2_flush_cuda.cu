@@ -8,36 +8,48 @@
 
 namespace tessera::dispatch::autotune::detail {
 namespace {
-// Each block fills one ROWS x COLS tile of the buffer seen as [words / COLS, COLS]. Small tiles, so many short
-// blocks: a tessera kernel lets the next one launch once all its blocks have started, and the flush's last
-// block then has about one block's work left, a few microseconds of overlap, as a short kernel before the
-// candidate in a step would give. With 32 KB tiles (two waves of blocks) the candidates overlapped the last
-// wave's ~15 us: those that prefetch their weights before waiting (swap-AB) gained there what they do not
-// gain in a decode step, and the tuner took them for the q/k/v and down projections at one row, 0.4 ms a
-// step slower (H200, session 43).
-struct FillWords {
+// Each block reads one ROWS x COLS tile of the buffer seen as [words / COLS, COLS] and writes its largest word
+// to the sink, so that the loads are not dropped.
+//
+// By reading, not writing: the flush leaves the L2 full of clean lines, as a decode step's weights do, and the
+// candidate's loads evict them without writing anything back. A flush that filled the buffer left ~60 MB of
+// dirty lines, and each candidate also paid for writing back as many bytes as it read: one-row projections
+// were timed 14-15 us at 4096 x 4096 against 12.1-12.5 now and ~11 in a step's chain (H200, session 46).
+//
+// Small tiles, so many short blocks: a tessera kernel lets the next one launch once all its blocks have
+// started, and the flush's last block then has about one block's work left, a few microseconds of overlap, as
+// a short kernel before the candidate in a step would give. With 32 KB tiles (two waves of blocks) the
+// candidates overlapped the last wave's ~15 us: those that prefetch their weights before waiting (swap-AB)
+// gained there what they do not gain in a decode step, and the tuner took them for the q/k/v and down
+// projections at one row, 0.4 ms a step slower (H200, session 43).
+struct ReadWords {
   static constexpr int threads = 256, rows = 1, cols = 1024;
   struct Params {
-    tile::View2<uint32_t> data;
-    uint32_t value;
+    tile::View2<const uint32_t> data;
+    tile::View2<uint32_t> sink;  // [tiles, 1]
   };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    store(blk, p.data, {int64_t(blk.bid(0)) * rows, 0}, full<uint32_t, rows, cols>(blk, p.value));
+    const int64_t r0 = int64_t(blk.bid(0)) * rows;
+    store(blk, p.sink, {r0, 0}, row_max(load<rows, cols>(blk, p.data, {r0, 0})));
   }
 };
 }  // namespace
 
-bool launch_l2_flush(uint32_t* data, int64_t words, uint32_t value, StreamHandle stream) {
-  FillWords::Params p{};
+bool launch_l2_flush(const uint32_t* data, int64_t words, uint32_t* sink, StreamHandle stream) {
+  ReadWords::Params p{};
   p.data.data = data;
-  p.data.extent[0] = words / FillWords::cols;
-  p.data.extent[1] = FillWords::cols;
-  p.data.stride[0] = FillWords::cols;
+  p.data.extent[0] = words / ReadWords::cols;
+  p.data.extent[1] = ReadWords::cols;
+  p.data.stride[0] = ReadWords::cols;
   p.data.stride[1] = 1;
-  p.value = value;
+  p.sink.data = sink;
+  p.sink.extent[0] = p.data.extent[0];
+  p.sink.extent[1] = 1;
+  p.sink.stride[0] = 1;
+  p.sink.stride[1] = 1;
   try {
-    tile::cuda::launch<FillWords>({(p.data.extent[0] + FillWords::rows - 1) / FillWords::rows}, p, stream);
+    tile::cuda::launch<ReadWords>({(p.data.extent[0] + ReadWords::rows - 1) / ReadWords::rows}, p, stream);
   } catch (const std::exception&) {
     cudaGetLastError();
     return false;
