@@ -2,6 +2,7 @@
 // realistic decode batch and contexts long enough for many key splits.
 #include "common/test_util.h"
 #include "ops/attention_cases.h"
+#include "ops/qkv_rope_append_cases.h"
 #include "ops/rope_kv_cache_append_cases.h"
 #include "tessera/runtime/cuda_graph.h"
 
@@ -127,6 +128,8 @@ TEST_F(AttentionGpu, MlaDecodeMatchesReference) {
 TEST_F(AttentionGpu, KvCacheAppendMatchesReference) { check_kv_cache_append_all(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, RopeKvCacheAppendMatchesRopeThenAppend) { check_rope_kv_cache_append_all(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, RopeKvCacheAppendBadInputWritesNothing) { check_rope_kv_cache_append_bad_input(Device::cuda(), kCuda); }
+TEST_F(AttentionGpu, QkvRopeKvCacheAppendMatchesTheTwoOps) { check_qkv_rope_kv_cache_append_configs(Device::cuda(), kCuda); }
+TEST_F(AttentionGpu, QkvRopeKvCacheAppendBadInputWritesNothing) { check_qkv_rope_kv_cache_append_bad_input(Device::cuda(), kCuda); }
 TEST_F(AttentionGpu, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(Device::cuda(), kCuda); }
 
 }  // namespace tessera::testing

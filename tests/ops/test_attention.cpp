@@ -4,6 +4,7 @@
 #include "common/test_util.h"
 #include "ops/attention/decode_splits.h"
 #include "ops/attention_cases.h"
+#include "ops/qkv_rope_append_cases.h"
 #include "ops/rope_kv_cache_append_cases.h"
 
 namespace tessera::testing {
@@ -45,6 +46,8 @@ TEST(AttentionHost, EveryStagedDecodeConfigurationMatchesReference) { check_fmha
 TEST(AttentionHost, KvCacheAppendMatchesReference) { check_kv_cache_append_all(kCpu, kHost); }
 TEST(AttentionHost, RopeKvCacheAppendMatchesRopeThenAppend) { check_rope_kv_cache_append_all(kCpu, kHost); }
 TEST(AttentionHost, RopeKvCacheAppendBadInputWritesNothing) { check_rope_kv_cache_append_bad_input(kCpu, kHost); }
+TEST(AttentionHost, QkvRopeKvCacheAppendMatchesTheTwoOps) { check_qkv_rope_kv_cache_append_configs(kCpu, kHost); }
+TEST(AttentionHost, QkvRopeKvCacheAppendBadInputWritesNothing) { check_qkv_rope_kv_cache_append_bad_input(kCpu, kHost); }
 TEST(AttentionHost, BadInputIsAnErrorAndWritesNothing) { check_attention_bad_input(kCpu, kHost); }
 // The key splits of a decode launch: whole waves of blocks, every key covered once, splits of at least the
 // minimum length.

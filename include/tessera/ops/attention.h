@@ -107,4 +107,17 @@ void rope_kv_cache_append(const Tensor& q, const Tensor& k, const Tensor& v, con
                           const Tensor& inv_freq, RopeLayout layout, int64_t rotary_dim, const KvCache& cache,
                           const Tensor& slots, const Options& options = {});
 
+// A layer's attention input in one call: the fused q/k/v projection, then rope_kv_cache_append on its q, k and
+// v column blocks. Exactly matmul(x, w, qkv, BLayout::nk, {bias}) followed by rope_kv_cache_append(q, k, v, ...)
+// where q, k and v are the [T, H, D] views of qkv's columns [0, Hq D), [Hq D, (Hq + Hkv) D) and the rest: qkv
+// holds the projection with q and k rotated, the cache the rotated k and v. For one token (a decode step at
+// batch 1) on the GPU one kernel does it all, and the projection is rotated in fp32 before its only rounding.
+// x: [T, K]; w: [(Hq + 2 Hkv) D, K] (the q rows, then the k rows, then the v rows); bias: [(Hq + 2 Hkv) D] or
+// empty; qkv: [T, (Hq + 2 Hkv) D], not overlapping x; all of one dtype (f32, f16, bf16). The cache's pages give
+// Hkv and D (Dk = Dv = D); Hq is what remains of w's rows, a multiple of Hkv. positions, inv_freq, layout,
+// rotary_dim and slots as for rope_kv_cache_append. Everything is checked before anything is written.
+void qkv_rope_kv_cache_append(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& qkv,
+                              const Tensor& positions, const Tensor& inv_freq, RopeLayout layout, int64_t rotary_dim,
+                              const KvCache& cache, const Tensor& slots, const Options& options = {});
+
 }  // namespace tessera::ops

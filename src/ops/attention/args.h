@@ -55,13 +55,19 @@ struct RopeKvCacheAppendArgs {
   Tensor slots;
 };
 
+struct QkvRopeKvCacheAppendArgs {
+  Tensor x, w, bias, qkv;            // bias: empty or [N]
+  RopeKvCacheAppendArgs rope;        // q, k, v: the [T, H, D] views of qkv's column blocks
+};
+
 #define TESSERA_ATTENTION_BACKEND_DECLS                                                       \
   void fmha(const FmhaArgs& args, const dispatch::Options& opt);                              \
   void fmha_fp8(const FmhaFp8Args& args, const dispatch::Options& opt);                       \
   void fmha_varlen(const FmhaVarlenArgs& args, const dispatch::Options& opt);                 \
   void fmha_decode(const FmhaDecodeArgs& args, const dispatch::Options& opt);                 \
   void kv_cache_append(const KvCacheAppendArgs& args, const dispatch::Options& opt);          \
-  void rope_kv_cache_append(const RopeKvCacheAppendArgs& args, const dispatch::Options& opt);
+  void rope_kv_cache_append(const RopeKvCacheAppendArgs& args, const dispatch::Options& opt);          \
+  void qkv_rope_kv_cache_append(const QkvRopeKvCacheAppendArgs& args, const dispatch::Options& opt);
 namespace reference {
 TESSERA_ATTENTION_BACKEND_DECLS
 void fmha_backward(const FmhaBackwardArgs& args, const dispatch::Options& opt);

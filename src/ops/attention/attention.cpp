@@ -2,6 +2,7 @@
 // index tensors that live on the CPU), then dispatch. Nothing is written when a check fails.
 #include "tessera/ops/attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops/attention/args.h"
@@ -88,6 +89,12 @@ dispatch::Op<RopeKvCacheAppendArgs>& rope_kv_cache_append_op() {
   static dispatch::Op<RopeKvCacheAppendArgs>& op = register_op<RopeKvCacheAppendArgs>(
       "rope_kv_cache_append", &reference::rope_kv_cache_append, &tile_host::rope_kv_cache_append,
       TESSERA_CUDA_FN(tile_cuda::rope_kv_cache_append));
+  return op;
+}
+dispatch::Op<QkvRopeKvCacheAppendArgs>& qkv_rope_kv_cache_append_op() {
+  static dispatch::Op<QkvRopeKvCacheAppendArgs>& op = register_op<QkvRopeKvCacheAppendArgs>(
+      "qkv_rope_kv_cache_append", &reference::qkv_rope_kv_cache_append, &tile_host::qkv_rope_kv_cache_append,
+      TESSERA_CUDA_FN(tile_cuda::qkv_rope_kv_cache_append));
   return op;
 }
 dispatch::Op<KvCacheAppendArgs>& kv_cache_append_op() {
@@ -410,6 +417,59 @@ void rope_kv_cache_append(const Tensor& q, const Tensor& k, const Tensor& v, con
   rope_kv_cache_append_op()({q, k, v, positions, inv_freq, layout, rotary, cache, slots}, k.device(), options);
 }
 
+void qkv_rope_kv_cache_append(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& qkv,
+                              const Tensor& positions, const Tensor& inv_freq, RopeLayout layout, int64_t rotary_dim,
+                              const KvCache& cache, const Tensor& slots, const Options& options) {
+  const Checker c{"qkv_rope_kv_cache_append"};
+  c.defined(x, "x");
+  c.defined(w, "w");
+  c.defined(qkv, "qkv");
+  c.require(x.ndim() == 2, [&] { return "x is " + x.str() + "; expected 2 dims [T, K]"; });
+  c.require(w.ndim() == 2, [&] { return "w is " + w.str() + "; expected 2 dims [(Hq + 2 Hkv) D, K]"; });
+  c.require(qkv.ndim() == 2, [&] { return "qkv is " + qkv.str() + "; expected 2 dims [T, (Hq + 2 Hkv) D]"; });
+  c.dtype_in(x, "x", kFloatTypes);
+  c.same_dtype(x, "x", w, "w");
+  c.same_dtype(x, "x", qkv, "qkv");
+  c.same_device(x, "x", w, "w");
+  c.same_device(x, "x", qkv, "qkv");
+  for (auto [t, name] : {std::pair{&x, "x"}, std::pair{&w, "w"}, std::pair{&qkv, "qkv"}}) c.last_dim_contiguous(*t, name);
+  check_operand(c, cache.k_pages, "k_pages", 4, "[num_pages, page_size, Hkv, D]", &x, "x");
+  const int64_t T = x.size(0), K = x.size(1), N = w.size(0), Hkv = cache.k_pages.size(2), D = cache.k_pages.size(3);
+  c.require(w.size(1) == K, [&] {
+    return "x is " + x.str() + " and w is " + w.str() + ": inner dimensions differ (" + std::to_string(K) + " vs " +
+           std::to_string(w.size(1)) + ")";
+  });
+  c.require(Hkv > 0 && D > 0 && N % D == 0 && N / D > 2 * Hkv && (N / D - 2 * Hkv) % Hkv == 0, [&] {
+    return "w is " + w.str() + "; its rows must be (Hq + 2 Hkv) x D with the cache's Hkv = " + std::to_string(Hkv) +
+           " and D = " + std::to_string(D) + ", Hq a positive multiple of Hkv";
+  });
+  c.shape_is(qkv, "qkv", {T, N});
+  if (bias.data() != nullptr) {
+    c.shape_is(bias, "bias", {N});
+    c.same_dtype(x, "x", bias, "bias");
+    c.same_device(x, "x", bias, "bias");
+    c.require(bias.is_contiguous(), "bias must be contiguous");
+  }
+  {
+    const auto* x0 = static_cast<const char*>(x.data());
+    const auto* q0 = static_cast<const char*>(qkv.data());
+    const size_t elem = dtype_size(x.dtype());
+    const char* x1 = x0 + size_t(std::max<int64_t>(T - 1, 0) * x.stride(0) + K) * elem;
+    const char* q1 = q0 + size_t(std::max<int64_t>(T - 1, 0) * qkv.stride(0) + N) * elem;
+    c.require(T == 0 || x1 <= q0 || q1 <= x0, "x and qkv overlap: the projection cannot be written over its input");
+  }
+  const int64_t Hq = N / std::max<int64_t>(D, 1) - 2 * Hkv, W = qkv.stride(0);
+  auto* base = static_cast<uint8_t*>(qkv.data());
+  const size_t elem = dtype_size(qkv.dtype());
+  const Tensor q = Tensor::view(base, {T, Hq, D}, qkv.dtype(), qkv.device(), {W, D, 1});
+  const Tensor k = Tensor::view(base + size_t(Hq * D) * elem, {T, Hkv, D}, qkv.dtype(), qkv.device(), {W, D, 1});
+  const Tensor v = Tensor::view(base + size_t((Hq + Hkv) * D) * elem, {T, Hkv, D}, qkv.dtype(), qkv.device(), {W, D, 1});
+  const int64_t rotary = check_rope(c, q, positions, inv_freq, q, layout, rotary_dim, "q");
+  if (!check_kv_cache_append(c, k, v, cache, slots)) return;  // no tokens
+  qkv_rope_kv_cache_append_op()({x, w, bias, qkv, {q, k, v, positions, inv_freq, layout, rotary, cache, slots}},
+                                x.device(), options);
+}
+
 void register_attention_ops() {
   fmha_op();
   fmha_fp8_op();
@@ -418,6 +478,7 @@ void register_attention_ops() {
   fmha_decode_op();
   kv_cache_append_op();
   rope_kv_cache_append_op();
+  qkv_rope_kv_cache_append_op();
 }
 
 }  // namespace tessera::ops

@@ -7,6 +7,7 @@
 
 #include "ops/attention/args.h"
 #include "ops/attention/masks.h"
+#include "ops/matmul/args.h"
 #include "ops/common/views.h"
 #include "ops/rope/args.h"
 
@@ -234,6 +235,15 @@ void rope_kv_cache_append(const RopeKvCacheAppendArgs& a, const dispatch::Option
   kv_cache_append({k_rotated, a.v, a.cache, a.slots}, opt);
   rope({a.q, a.positions, a.inv_freq, a.q, a.layout, a.rotary_dim}, opt);
   rope({a.k, a.positions, a.inv_freq, a.k, a.layout, a.rotary_dim}, opt);
+}
+
+// The two ops it fuses, one after the other: the projection (rounded to qkv's dtype), then the rotations and
+// the append on its column blocks.
+void qkv_rope_kv_cache_append(const QkvRopeKvCacheAppendArgs& a, const dispatch::Options& opt) {
+  Epilogue e;
+  e.bias = a.bias;
+  matmul({a.x, a.w, a.qkv, BLayout::nk, e}, opt);
+  rope_kv_cache_append(a.rope, opt);
 }
 
 }  // namespace tessera::ops::reference

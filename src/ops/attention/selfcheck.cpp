@@ -1,5 +1,5 @@
-// Self-checks of the attention family for `tessera ops check`: one prefill, one packed, one decode, one append
-// and one rotate-and-append shape each, on fresh random inputs against the reference.
+// Self-checks of the attention family for `tessera ops check`: one prefill, one packed, one decode, one append,
+// one rotate-and-append and one project-rotate-and-append shape each, on fresh random inputs against the reference.
 #include "ops/common/selfcheck_util.h"
 #include "tessera/ops/attention.h"
 
@@ -122,6 +122,31 @@ void add_attention_self_checks(std::vector<SelfCheck>& out) {
                    SelfCheckResult r = worse(compare(q, q_ref, tol), compare(k, k_ref, tol));
                    r = worse(r, compare(got.k_pages, want.k_pages, tol));
                    return worse(r, compare(got.v_pages, want.v_pages, 0));
+                 }});
+  // One decode token (the fused kernel where it runs) of a Llama-like layer, K not a multiple of the kernel's tiles.
+  out.push_back({"qkv_rope_kv_cache_append", [](dispatch::Backend b, DType dt, Device dev, uint64_t seed) {
+                   std::mt19937_64 gen(seed);
+                   const int64_t K = 1100, Hq = 8, Hkv = 2, D = 128, N = (Hq + 2 * Hkv) * D, pages = 3, page = 16;
+                   const Tensor s = int_tensor({float(std::uniform_int_distribution<int>(0, pages * page - 1)(gen))}, {1}, DType::i64, dev);
+                   const Tensor pos = int_tensor({float(std::uniform_int_distribution<int>(0, 4095)(gen))}, {1}, DType::i32, dev);
+                   Tensor inv_freq = Tensor::empty({D / 2}, DType::f32, dev);
+                   write_float_vector(inv_freq, rope_inv_freq(D, 500000.0));
+                   // Weights of ~1 / sqrt(K), so the projections stay O(1) as the angle tolerance assumes.
+                   const float range = 1.f / std::sqrt(float(K));
+                   Tensor x = random(gen, {1, K}, dt, dev), w = random(gen, {N, K}, dt, dev, -range, range);
+                   Tensor bias = random(gen, {N}, dt, dev);
+                   Tensor got_qkv = Tensor::empty({1, N}, dt, dev), want_qkv = Tensor::empty({1, N}, dt, dev);
+                   KvCache got{random(gen, {pages, page, Hkv, D}, dt, dev), random(gen, {pages, page, Hkv, D}, dt, dev), {}};
+                   KvCache want{Tensor::empty(got.k_pages.shape(), dt, dev), Tensor::empty(got.v_pages.shape(), dt, dev), {}};
+                   want.k_pages.copy_from(got.k_pages);
+                   want.v_pages.copy_from(got.v_pages);
+                   qkv_rope_kv_cache_append(x, w, bias, got_qkv, pos, inv_freq, RopeLayout::neox, 0, got, s, {b});
+                   qkv_rope_kv_cache_append(x, w, bias, want_qkv, pos, inv_freq, RopeLayout::neox, 0, want, s,
+                                            {dispatch::Backend::reference});
+                   // The reference rounds the projection before rotating it; angles up to 4096 rad carry ~1e-3.
+                   const double tol = 2 * attention_tolerance(dt) + 1e-3;
+                   SelfCheckResult r = worse(compare(got_qkv, want_qkv, tol), compare(got.k_pages, want.k_pages, tol));
+                   return worse(r, compare(got.v_pages, want.v_pages, tol));
                  }});
 }
 
