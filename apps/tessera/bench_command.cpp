@@ -22,11 +22,12 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("op", args->ops,
                   "ops to time (default: all of matmul, matmul_fp8, bmm, group_gemm, rms_norm, rms_norm_residual, "
                   "layer_norm, softmax, gelu, silu_and_mul, rope, embedding, fmha, fmha_fp8, fmha_backward, "
-                  "fmha_decode, mla_decode)");
+                  "fmha_decode, mla_decode, qkv_rope_append)");
   cmd->add_option("--shapes", args->shapes,
                   "shapes instead of the default sweeps, each for the ops of its rank: matmul(_fp8) MxNxK; norms, "
                   "softmax, activations, rope, embedding ROWSxCOLS; fmha(_fp8, _backward) BxHxSxD; fmha_decode "
                   "BxSxHqxHkvxD; or for one op, op:AxB... (bmm:BxMxNxK, group_gemm:GxMxNxK, mla_decode:BxS, "
+                  "qkv_rope_append:KxHqxHkvxD, "
                   "fmha:BxHxSxDqkxDv)")
       ->delimiter(',');
   cmd->add_option("--out", args->out, "directory for bench.json, bench.md, bench.svg")->capture_default_str();

@@ -30,19 +30,24 @@ namespace tessera::bench {
 
 std::vector<std::string> bench_ops() {
   return {"matmul", "matmul_fp8", "bmm", "group_gemm", "rms_norm", "rms_norm_residual", "layer_norm", "softmax", "gelu",
-          "silu_and_mul", "rope", "embedding", "fmha", "fmha_fp8", "fmha_backward", "fmha_decode", "mla_decode"};
+          "silu_and_mul", "rope", "embedding", "fmha", "fmha_fp8", "fmha_backward", "fmha_decode", "mla_decode",
+          "qkv_rope_append"};
 }
 
 int shape_rank(const std::string& op) {
   if (op == "matmul" || op == "matmul_fp8") return 3;
-  if (op == "bmm" || op == "group_gemm" || op == "fmha" || op == "fmha_fp8" || op == "fmha_backward") return 4;
+  if (op == "bmm" || op == "group_gemm" || op == "fmha" || op == "fmha_fp8" || op == "fmha_backward" ||
+      op == "qkv_rope_append")
+    return 4;
   if (op == "fmha_decode") return 5;
   return 2;
 }
 
 // Ops whose shapes share a rank with another family's (bmm and group_gemm with fmha, mla_decode with the row
 // ops) take only shapes written for them ("bmm:8x512x512x512").
-bool takes_shapes_by_rank(const std::string& op) { return op != "bmm" && op != "group_gemm" && op != "mla_decode"; }
+bool takes_shapes_by_rank(const std::string& op) {
+  return op != "bmm" && op != "group_gemm" && op != "mla_decode" && op != "qkv_rope_append";
+}
 
 ShapeSpec parse_shape_spec(const std::string& text) {
   ShapeSpec spec;
@@ -674,6 +679,59 @@ struct Runner {
     }
   }
 
+  // qkv_rope_kv_cache_append for one token (a decode step at batch 1) over K x Hq x Hkv x D: the q/k/v
+  // projection of a K-wide row, RoPE, and the append to a paged cache, as the op chooses (the fused kernel), then
+  // with its unfused form forced (the matmul, then rope_kv_cache_append). Bytes: the weights. Baseline: cuBLAS's
+  // projection alone, without the rotation or the append.
+  void bench_qkv_rope_append() {
+    const DType dt = opt.dtype;
+    const ops::Options o{dispatch::Backend::tile_cuda, stream};
+    for (const auto& d : shapes_for("qkv_rope_append", {{4096, 32, 8, 128}, {3584, 28, 4, 128}, {2048, 16, 8, 64}}, {{512, 8, 2, 128}})) {
+      const long long K = d[0], Hq = d[1], Hkv = d[2], D = d[3], N = (Hq + 2 * Hkv) * D, page = 16, pages = 64;
+      if (Hkv <= 0 || Hq % Hkv != 0)
+        invalid_argument("tessera bench qkv_rope_append: Hq " + std::to_string(Hq) + " is not a multiple of Hkv " + std::to_string(Hkv));
+      const Tensor positions = Tensor::empty({1}, DType::i32, Device::cuda()), slots = Tensor::empty({1}, DType::i64, Device::cuda());
+      const int32_t position = 1000;
+      const int64_t slot = 5 * page + 7;
+      copy_bytes(positions.data(), positions.device(), &position, Device::cpu(), sizeof(position));
+      copy_bytes(slots.data(), slots.device(), &slot, Device::cpu(), sizeof(slot));
+      const std::vector<float> freq = ops::rope_inv_freq(D, 500000.0);
+      const Tensor inv_freq = Tensor::empty({D / 2}, DType::f32, Device::cuda());
+      copy_bytes(inv_freq.data(), inv_freq.device(), freq.data(), Device::cpu(), freq.size() * sizeof(float));
+      const ops::KvCache cache{Tensor::empty({pages, page, Hkv, D}, dt, Device::cuda()), Tensor::empty({pages, page, Hkv, D}, dt, Device::cuda()), {}};
+      const std::string shape = "K=" + std::to_string(K) + " Hq=" + std::to_string(Hq) + " Hkv=" + std::to_string(Hkv) + " D=" + std::to_string(D);
+      auto make = [&](auto f) {
+        return std::vector<Tensor>{random_like_first(f, 0, {1, K}, dt, 91), random_like_first(f, 1, {N, K}, dt, 92),
+                                   Tensor::empty({1, N}, dt, Device::cuda())};
+      };
+      auto call = [&](const auto& t) {
+        ops::qkv_rope_kv_cache_append(t[0], t[1], {}, t[2], positions, inv_freq, ops::RopeLayout::neox, 0, cache, slots, o);
+      };
+      auto projection_alone = [&](const Sets& sets, Row& row) {
+        if (!cublas || !cublas->available()) return;
+        bool ok = true;
+        const double us = median_us(
+            [&](int i) {
+              const auto& t = sets[size_t(i) % sets.size()];
+              ok = cublas->matmul_nk(t[0].data(), t[1].data(), t[2].data(), 1, N, K, dt, stream) && ok;
+            },
+            stream, opt.quick, *lead);
+        add_baseline(row, ok, us);
+      };
+      const double flops = 2.0 * double(N) * double(K), bytes = double(N * K + K + N) * double(dtype_size(dt));
+      timed_row("qkv_rope_append", shape, flops, bytes, make, call, "", projection_alone);
+      dispatch::autotune::force("qkv_rope_kv_cache_append", "unfused");
+      try {
+        timed_row("qkv_rope_append", shape + " unfused", flops, bytes, make, call, "the matmul, then rope_kv_cache_append",
+                  projection_alone);
+      } catch (...) {
+        dispatch::autotune::force("qkv_rope_kv_cache_append", "");
+        throw;
+      }
+      dispatch::autotune::force("qkv_rope_kv_cache_append", "");
+    }
+  }
+
   // Decode attention, one new token a sequence, over B x S x Hq x Hkv x D: a contiguous cache of S tokens a
   // sequence. Bytes: the keys and values read (q and o are noise beside them); flops 4 B Hq S D.
   void bench_fmha_decode() {
@@ -738,6 +796,7 @@ Report run_benchmarks(const BenchOptions& opt) {
     else if (op == "fmha_backward") r.bench_fmha_backward();
     else if (op == "fmha_decode") r.bench_fmha_decode();
     else if (op == "mla_decode") r.bench_mla_decode();
+    else if (op == "qkv_rope_append") r.bench_qkv_rope_append();
     else r.bench_rows(op);
   }
   return std::move(r.report);
