@@ -47,11 +47,12 @@ void llama_layers(const Model& model, const PagedKvCache& cache, const Step& s) 
       const Tensor k_heads = s.k2.reshape({s.tokens * c.num_kv_heads, D});
       ops::rms_norm(q_heads, L.q_norm, q_heads, eps, s.opt);
       ops::rms_norm(k_heads, L.k_norm, k_heads, eps, s.opt);
-    } else {
-      ops::matmul(s.xn, L.qkv.weight, s.qkv, ops::BLayout::nk, epilogue(L.qkv.bias), s.opt);
+      ops::rope_kv_cache_append(s.q, s.k, s.v, s.positions, w.rope_inv_freq, ops::RopeLayout::neox, model.rotary_dim(),
+                                cache.layers[size_t(l)], s.slots, s.opt);
+    } else {  // one op: for a decode step at batch 1, one kernel projects, rotates and appends
+      ops::qkv_rope_kv_cache_append(s.xn, L.qkv.weight, L.qkv.bias, s.qkv, s.positions, w.rope_inv_freq,
+                                    ops::RopeLayout::neox, model.rotary_dim(), cache.layers[size_t(l)], s.slots, s.opt);
     }
-    ops::rope_kv_cache_append(s.q, s.k, s.v, s.positions, w.rope_inv_freq, ops::RopeLayout::neox, model.rotary_dim(),
-                              cache.layers[size_t(l)], s.slots, s.opt);
     attention(model, cache, s, l);
     ops::matmul(s.attn, L.o.weight, s.x, ops::BLayout::nk, epilogue_plus(L.o.bias, s.x), s.opt);
     // MLP block: x += down(silu(gate) * up) of rms_norm(x).
