@@ -25,6 +25,7 @@
 
 #include "ops/attention/args.h"
 #include "ops/attention/qkv_rope_append.tile.h"
+#include "ops/common/this_backend.h"
 #include "ops/common/views.h"
 #include "ops/rope/rotary.h"
 #include "tessera/dispatch/autotune.h"
@@ -56,12 +57,7 @@ void launch_qkv_rope_append_fused(const QkvRopeKvCacheAppendArgs& a, const dispa
 
 // The matmul, then rope_kv_cache_append, each on this backend.
 void qkv_rope_append_unfused(const QkvRopeKvCacheAppendArgs& a, const dispatch::Options& opt) {
-  dispatch::Options here = opt;
-#if defined(__CUDACC__)
-  here.backend = dispatch::Backend::tile_cuda;
-#else
-  here.backend = dispatch::Backend::tile_host;
-#endif
+  const dispatch::Options here = on_this_backend(opt);
   Epilogue e;
   e.bias = a.bias;
   ops::matmul(a.x, a.w, a.qkv, BLayout::nk, e, here);

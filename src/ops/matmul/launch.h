@@ -71,6 +71,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/common/this_backend.h"
 #include "ops/common/views.h"
 #include "ops/matmul/args.h"
 #include "ops/matmul/matmul.tile.h"
@@ -486,13 +487,7 @@ void silu_and_mul_after_matmul(const MatmulSiluAndMulArgs& a, const dispatch::Op
   wide.back() *= 2;
   const Tensor product = a.scratch.data() != nullptr ? a.scratch : Tensor::empty(wide, a.c.dtype(), a.c.device());
   matmul(MatmulArgs{a.a, a.w, product, BLayout::nk, {}}, opt);
-  dispatch::Options here = opt;
-#if defined(__CUDACC__)
-  here.backend = dispatch::Backend::tile_cuda;
-#else
-  here.backend = dispatch::Backend::tile_host;
-#endif
-  ops::silu_and_mul(product, a.c, here);
+  ops::silu_and_mul(product, a.c, on_this_backend(opt));
 }
 }  // namespace
 
