@@ -720,15 +720,12 @@ struct Runner {
       };
       const double flops = 2.0 * double(N) * double(K), bytes = double(N * K + K + N) * double(dtype_size(dt));
       timed_row("qkv_rope_append", shape, flops, bytes, make, call, "", projection_alone);
-      dispatch::autotune::force("qkv_rope_kv_cache_append", "unfused");
-      try {
+      {
+        const dispatch::autotune::ClearForcedChoice clear{"qkv_rope_kv_cache_append"};
+        dispatch::autotune::force(clear.op, "unfused");
         timed_row("qkv_rope_append", shape + " unfused", flops, bytes, make, call, "the matmul, then rope_kv_cache_append",
                   projection_alone);
-      } catch (...) {
-        dispatch::autotune::force("qkv_rope_kv_cache_append", "");
-        throw;
       }
-      dispatch::autotune::force("qkv_rope_kv_cache_append", "");
     }
   }
 

@@ -69,12 +69,7 @@ void expect_invalid_argument(F&& f, const std::string& needle) {
     if (!::tessera::cuda_hopper_kernels()) GTEST_SKIP() << "skipped: this GPU runs no Hopper kernels"; \
   } while (0)
 
-// Clears the autotuner's forced choice for `op` when it goes out of scope, also when a check throws: a choice
-// left forced would steer every later test.
-struct ClearForcedChoice {
-  std::string op;
-  ~ClearForcedChoice() { dispatch::autotune::force(op, ""); }
-};
+using dispatch::autotune::ClearForcedChoice;
 
 inline const DType kFloatDTypes[] = {DType::f32, DType::f16, DType::bf16};
 

@@ -122,6 +122,12 @@ void set_enabled(std::optional<bool> enabled);
 bool enabled();
 // Forces op's choice to the candidate named `name` (empty name removes it). TESSERA_AUTOTUNE_FORCE sets these.
 void force(const std::string& op, const std::string& name);
+// Clears op's forced choice when it goes out of scope, also when an exception passes: a choice left forced
+// would steer every later call (tests that force each candidate in turn, bench rows of one).
+struct ClearForcedChoice {
+  std::string op;
+  ~ClearForcedChoice() { force(op, ""); }
+};
 
 // ---- the cache ----
 struct Entry {

@@ -435,29 +435,14 @@ void qkv_rope_kv_cache_append(const Tensor& x, const Tensor& w, const Tensor& bi
   for (auto [t, name] : {std::pair{&x, "x"}, std::pair{&w, "w"}, std::pair{&qkv, "qkv"}}) c.last_dim_contiguous(*t, name);
   check_operand(c, cache.k_pages, "k_pages", 4, "[num_pages, page_size, Hkv, D]", &x, "x");
   const int64_t T = x.size(0), K = x.size(1), N = w.size(0), Hkv = cache.k_pages.size(2), D = cache.k_pages.size(3);
-  c.require(w.size(1) == K, [&] {
-    return "x is " + x.str() + " and w is " + w.str() + ": inner dimensions differ (" + std::to_string(K) + " vs " +
-           std::to_string(w.size(1)) + ")";
-  });
+  c.inner_dims_match(x, "x", K, w, "w", w.size(1));
   c.require(Hkv > 0 && D > 0 && N % D == 0 && N / D > 2 * Hkv && (N / D - 2 * Hkv) % Hkv == 0, [&] {
     return "w is " + w.str() + "; its rows must be (Hq + 2 Hkv) x D with the cache's Hkv = " + std::to_string(Hkv) +
            " and D = " + std::to_string(D) + ", Hq a positive multiple of Hkv";
   });
   c.shape_is(qkv, "qkv", {T, N});
-  if (bias.data() != nullptr) {
-    c.shape_is(bias, "bias", {N});
-    c.same_dtype(x, "x", bias, "bias");
-    c.same_device(x, "x", bias, "bias");
-    c.require(bias.is_contiguous(), "bias must be contiguous");
-  }
-  {
-    const auto* x0 = static_cast<const char*>(x.data());
-    const auto* q0 = static_cast<const char*>(qkv.data());
-    const size_t elem = dtype_size(x.dtype());
-    const char* x1 = x0 + size_t(std::max<int64_t>(T - 1, 0) * x.stride(0) + K) * elem;
-    const char* q1 = q0 + size_t(std::max<int64_t>(T - 1, 0) * qkv.stride(0) + N) * elem;
-    c.require(T == 0 || x1 <= q0 || q1 <= x0, "x and qkv overlap: the projection cannot be written over its input");
-  }
+  c.bias_fits(bias, N, x, "x");
+  c.require(!overlaps(x, qkv), "x and qkv overlap: the projection cannot be written over its input");
   const int64_t Hq = N / std::max<int64_t>(D, 1) - 2 * Hkv, W = qkv.stride(0);
   auto* base = static_cast<uint8_t*>(qkv.data());
   const size_t elem = dtype_size(qkv.dtype());

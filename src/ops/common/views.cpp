@@ -1,6 +1,7 @@
 #include "ops/common/views.h"
 
 #include <cstring>
+#include <utility>
 
 namespace tessera::ops {
 
@@ -33,6 +34,33 @@ void Checker::shape_is(const Tensor& t, const char* name, const Shape& shape) co
   require(t.shape() == shape,
           [&] { return std::string(name) + " is " + t.str() + "; expected shape " + shape_str(shape); });
 }
+void Checker::inner_dims_match(const Tensor& a, const char* an, int64_t k, const Tensor& w, const char* wn, int64_t kw) const {
+  require(k == kw, [&] {
+    return std::string(an) + " is " + a.str() + " and " + wn + " is " + w.str() + ": inner dimensions differ (" +
+           std::to_string(k) + " vs " + std::to_string(kw) + ")";
+  });
+}
+void Checker::bias_fits(const Tensor& bias, int64_t n, const Tensor& like, const char* like_name) const {
+  if (bias.data() == nullptr) return;
+  shape_is(bias, "bias", {n});
+  same_dtype(like, like_name, bias, "bias");
+  same_device(like, like_name, bias, "bias");
+  require(bias.is_contiguous(), "bias must be contiguous");
+}
+
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (a.data() == nullptr || b.data() == nullptr || a.numel() == 0 || b.numel() == 0) return false;
+  auto span = [](const Tensor& t) {
+    const auto* first = static_cast<const char*>(t.data());
+    int64_t last = 0;
+    for (int d = 0; d < t.ndim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+    return std::pair{first, first + (last + 1) * int64_t(dtype_size(t.dtype()))};
+  };
+  const auto [a0, a1] = span(a);
+  const auto [b0, b1] = span(b);
+  return a0 < b1 && b0 < a1;
+}
+
 void Checker::rank_at_least(const Tensor& t, const char* name, int rank) const {
   require(t.ndim() >= rank, [&] {
     return std::string(name) + " is " + t.str() + "; expected at least " + std::to_string(rank) + " dims";

@@ -77,6 +77,11 @@ struct Checker {
   void rank_at_least(const Tensor& t, const char* name, int rank) const;
   void last_dim_contiguous(const Tensor& t, const char* name) const;
   void rows_fold(const Tensor& t, const char* name) const;
+  // A projection's operands: a's k (its last dim) equals w's kw.
+  void inner_dims_match(const Tensor& a, const char* an, int64_t k, const Tensor& w, const char* wn, int64_t kw) const;
+  // An optional bias (absent: no data) of a projection with n outputs: [n], contiguous, like `like`'s dtype and
+  // device.
+  void bias_fits(const Tensor& bias, int64_t n, const Tensor& like, const char* like_name) const;
   [[noreturn]] void fail(const std::string& what) const;
   void require(bool ok, const std::string& what) const { if (!ok) fail(what); }
   void require(bool ok, const char* what) const { if (!ok) fail(what); }  // a literal: no string made per call
@@ -87,6 +92,10 @@ struct Checker {
     if (!ok) fail(what());
   }
 };
+
+// Whether the bytes two tensors may touch (from their first element to their last, strides included)
+// intersect; false when either is absent or empty.
+bool overlaps(const Tensor& a, const Tensor& b);
 
 // A float copy of any tensor's elements (any device, any strides), in row-major order of its shape.
 std::vector<float> to_float_vector(const Tensor& t);

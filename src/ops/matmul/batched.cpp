@@ -68,17 +68,11 @@ void bmm(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout, co
   ck.require(b.size(0) == batch, [&] {
     return "a is " + a.str() + " and b is " + b.str() + ": batch sizes differ " + dims(batch, b.size(0));
   });
-  ck.require(kb == k,
-             [&] { return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ " + dims(k, kb); });
+  ck.inner_dims_match(a, "a", k, b, "b", kb);
   ck.require(c.shape() == Shape{batch, m, n}, [&] {
     return "c is " + c.str() + "; expected shape " + shape_str({batch, m, n});
   });
-  if (epilogue.bias.data()) {
-    ck.shape_is(epilogue.bias, "bias", {n});
-    ck.same_dtype(a, "a", epilogue.bias, "bias");
-    ck.same_device(a, "a", epilogue.bias, "bias");
-    ck.require(epilogue.bias.is_contiguous(), "bias must be contiguous");
-  }
+  ck.bias_fits(epilogue.bias, n, a, "a");
   if (epilogue.residual.data()) {
     ck.same_shape(c, "c", epilogue.residual, "residual");
     ck.same_dtype(c, "c", epilogue.residual, "residual");
@@ -96,9 +90,7 @@ void group_gemm(const Tensor& a, const Tensor& b, const Tensor& offsets, const T
   const Checker ck{"group_gemm"};
   check_operands(ck, a, b, c, 2, 3, 2);
   const int64_t rows = a.size(0), k = a.size(1), groups = b.size(0), n = b.size(1);
-  ck.require(b.size(2) == k, [&] {
-    return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ " + dims(k, b.size(2));
-  });
+  ck.inner_dims_match(a, "a", k, b, "b", b.size(2));
   ck.require(c.shape() == Shape{rows, n}, [&] {
     return "c is " + c.str() + "; expected shape " + shape_str({rows, n});
   });

@@ -31,10 +31,7 @@ void matmul_fp8(const Tensor& a, const Tensor& b, const Tensor& c, float scale_a
   ck.same_device(a, "a", b, "b");
   ck.same_device(a, "a", c, "c");
   const int64_t k = a.size(-1), n = b.size(0);
-  ck.require(b.size(1) == k, [&] {
-    return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" + std::to_string(k) + " vs " +
-           std::to_string(b.size(1)) + ")";
-  });
+  ck.inner_dims_match(a, "a", k, b, "b", b.size(1));
   Shape want = a.shape();
   want.back() = n;
   ck.require(c.shape() == want, [&] { return "c is " + c.str() + "; expected shape " + shape_str(want); });

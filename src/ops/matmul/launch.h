@@ -276,18 +276,6 @@ size_t staged_heuristic(int64_t m, int64_t n) {
 // Whether re-running the call gives the same result: not when the output is also an input (a residual or
 // an operand aliased to c), since tuning runs the kernel several times.
 bool matmul_is_idempotent(const MatmulArgs& a) {
-  auto span = [](const Tensor& t) {
-    const auto* lo = static_cast<const char*>(t.data());
-    int64_t last = 0;
-    for (int d = 0; d < t.ndim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-    return std::pair{lo, lo + (last + 1) * int64_t(dtype_size(t.dtype()))};
-  };
-  auto overlaps = [&](const Tensor& x, const Tensor& y) {
-    if (!x.data() || !y.data() || x.numel() == 0 || y.numel() == 0) return false;
-    const auto [x0, x1] = span(x);
-    const auto [y0, y1] = span(y);
-    return x0 < y1 && y0 < x1;
-  };
   return !overlaps(a.c, a.a) && !overlaps(a.c, a.b) && !overlaps(a.c, a.epilogue.residual) &&
          !overlaps(a.c, a.epilogue.bias);
 }

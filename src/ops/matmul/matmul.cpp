@@ -60,10 +60,7 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout,
   const int64_t k = a.size(-1);
   const int64_t n = b_layout == BLayout::nk ? b.size(0) : b.size(1);
   const int64_t kb = b_layout == BLayout::nk ? b.size(1) : b.size(0);
-  ck.require(kb == k, [&] {
-    return "a is " + a.str() + " and b is " + b.str() + ": inner dimensions differ (" + std::to_string(k) + " vs " +
-           std::to_string(kb) + ")";
-  });
+  ck.inner_dims_match(a, "a", k, b, "b", kb);
   Shape want = a.shape();
   want.back() = n;
   ck.require(c.shape() == want, [&] { return "c is " + c.str() + "; expected shape " + shape_str(want); });
@@ -71,12 +68,7 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& c, BLayout b_layout,
     ck.last_dim_contiguous(*t, name);
     ck.rows_fold(*t, name);
   }
-  if (epilogue.bias.data()) {
-    ck.shape_is(epilogue.bias, "bias", {n});
-    ck.same_dtype(a, "a", epilogue.bias, "bias");
-    ck.same_device(a, "a", epilogue.bias, "bias");
-    ck.require(epilogue.bias.is_contiguous(), "bias must be contiguous");
-  }
+  ck.bias_fits(epilogue.bias, n, a, "a");
   if (epilogue.residual.data()) {
     ck.same_shape(c, "c", epilogue.residual, "residual");
     ck.same_dtype(c, "c", epilogue.residual, "residual");
@@ -105,10 +97,7 @@ void matmul_silu_and_mul(const Tensor& a, const Tensor& w, const Tensor& c, cons
   ck.same_device(a, "a", w, "w");
   ck.same_device(a, "a", c, "c");
   const int64_t k = a.size(-1);
-  ck.require(w.size(1) == k, [&] {
-    return "a is " + a.str() + " and w is " + w.str() + ": inner dimensions differ (" + std::to_string(k) + " vs " +
-           std::to_string(w.size(1)) + ")";
-  });
+  ck.inner_dims_match(a, "a", k, w, "w", w.size(1));
   ck.require(w.size(0) % 2 == 0,
              [&] { return "w is " + w.str() + "; its rows (gate, then up) must be even in number"; });
   Shape want = a.shape();
