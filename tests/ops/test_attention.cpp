@@ -106,4 +106,24 @@ TEST(AttentionReference, FmhaFp8MatchesFmhaOnTheDequantisedTensors) {
 TEST(AttentionReference, FmhaFp8BadInputIsAnErrorAndWritesNothing) {
   check_fmha_fp8_bad_input(kCpu, dispatch::Backend::reference);
 }
+// qkv_heads: element (t, h, d) of q, k and v is qkv's element (t, h D + d), (t, (Hq + h) D + d) and
+// (t, (Hq + Hkv + h) D + d), for rows wider than the features (a column window).
+TEST(AttentionHost, QkvHeadsAreTheColumnBlocksOfTheRows) {
+  const int64_t T = 3, Hq = 4, Hkv = 2, D = 8, N = (Hq + 2 * Hkv) * D, width = N + 5;
+  const Tensor buffer = random_tensor({T, width}, DType::f32);
+  const Tensor qkv = Tensor::view(buffer.data(), {T, N}, DType::f32, Device::cpu(), {width, 1});
+  const auto [q, k, v] = ops::qkv_heads(qkv, Hq, Hkv, D);
+  EXPECT_EQ(q.shape(), (Shape{T, Hq, D}));
+  EXPECT_EQ(k.shape(), (Shape{T, Hkv, D}));
+  EXPECT_EQ(v.shape(), (Shape{T, Hkv, D}));
+  const std::vector<float> all = floats(qkv), qs = floats(q), ks = floats(k), vs = floats(v);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t d = 0; d < D; ++d) {
+      for (int64_t h = 0; h < Hq; ++h) EXPECT_EQ(qs[size_t((t * Hq + h) * D + d)], all[size_t(t * N + h * D + d)]);
+      for (int64_t h = 0; h < Hkv; ++h) {
+        EXPECT_EQ(ks[size_t((t * Hkv + h) * D + d)], all[size_t(t * N + (Hq + h) * D + d)]);
+        EXPECT_EQ(vs[size_t((t * Hkv + h) * D + d)], all[size_t(t * N + (Hq + Hkv + h) * D + d)]);
+      }
+    }
+}
 }  // namespace tessera::testing

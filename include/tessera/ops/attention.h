@@ -107,6 +107,14 @@ void rope_kv_cache_append(const Tensor& q, const Tensor& k, const Tensor& v, con
                           const Tensor& inv_freq, RopeLayout layout, int64_t rotary_dim, const KvCache& cache,
                           const Tensor& slots, const Options& options = {});
 
+// The q, k and v column blocks of a fused projection's rows qkv [T, (Hq + 2 Hkv) D] (last dim unit-stride), as
+// [T, Hq, D], [T, Hkv, D] and [T, Hkv, D] views with qkv's row stride: what qkv_rope_kv_cache_append rotates and
+// appends, and what a model passes to attention.
+struct QkvHeads {
+  Tensor q, k, v;
+};
+QkvHeads qkv_heads(const Tensor& qkv, int64_t q_heads, int64_t kv_heads, int64_t head_dim);
+
 // A layer's attention input in one call: the fused q/k/v projection, then rope_kv_cache_append on its q, k and
 // v column blocks. Exactly matmul(x, w, qkv, BLayout::nk, {bias}) followed by rope_kv_cache_append(q, k, v, ...)
 // where q, k and v are the [T, H, D] views of qkv's columns [0, Hq D), [Hq D, (Hq + Hkv) D) and the rest: qkv

@@ -255,12 +255,10 @@ Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
     s.v = s.v2.reshape({T, Hkv, D});
   } else {
     s.qkv = rows_of(b.qkv, {T, qkv_features(c)});
-    const int64_t W = qkv_features(c);
-    auto* base = static_cast<uint8_t*>(b.qkv.data());
-    const size_t elem = dtype_size(dt);
-    s.q = Tensor::view(base, {T, Hq, D}, dt, dev, {W, D, 1});
-    s.k = Tensor::view(base + size_t(Hq * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
-    s.v = Tensor::view(base + size_t((Hq + Hkv) * D) * elem, {T, Hkv, D}, dt, dev, {W, D, 1});
+    const ops::QkvHeads heads = ops::qkv_heads(s.qkv, Hq, Hkv, D);
+    s.q = heads.q;
+    s.k = heads.k;
+    s.v = heads.v;
   }
   s.attn = rows_of(b.attn, {T, Hq * D});
   s.mlp_in = rows_of(b.mlp_in, {T, b.mlp_in.size(1)});

@@ -417,6 +417,16 @@ void rope_kv_cache_append(const Tensor& q, const Tensor& k, const Tensor& v, con
   rope_kv_cache_append_op()({q, k, v, positions, inv_freq, layout, rotary, cache, slots}, k.device(), options);
 }
 
+QkvHeads qkv_heads(const Tensor& qkv, int64_t q_heads, int64_t kv_heads, int64_t head_dim) {
+  const int64_t T = qkv.size(0), W = qkv.stride(0), D = head_dim;
+  auto* base = static_cast<uint8_t*>(qkv.data());
+  const size_t elem = dtype_size(qkv.dtype());
+  auto block = [&](int64_t first_head, int64_t heads) {
+    return Tensor::view(base + size_t(first_head * D) * elem, {T, heads, D}, qkv.dtype(), qkv.device(), {W, D, 1});
+  };
+  return {block(0, q_heads), block(q_heads, kv_heads), block(q_heads + kv_heads, kv_heads)};
+}
+
 void qkv_rope_kv_cache_append(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& qkv,
                               const Tensor& positions, const Tensor& inv_freq, RopeLayout layout, int64_t rotary_dim,
                               const KvCache& cache, const Tensor& slots, const Options& options) {
@@ -443,12 +453,7 @@ void qkv_rope_kv_cache_append(const Tensor& x, const Tensor& w, const Tensor& bi
   c.shape_is(qkv, "qkv", {T, N});
   c.bias_fits(bias, N, x, "x");
   c.require(!overlaps(x, qkv), "x and qkv overlap: the projection cannot be written over its input");
-  const int64_t Hq = N / std::max<int64_t>(D, 1) - 2 * Hkv, W = qkv.stride(0);
-  auto* base = static_cast<uint8_t*>(qkv.data());
-  const size_t elem = dtype_size(qkv.dtype());
-  const Tensor q = Tensor::view(base, {T, Hq, D}, qkv.dtype(), qkv.device(), {W, D, 1});
-  const Tensor k = Tensor::view(base + size_t(Hq * D) * elem, {T, Hkv, D}, qkv.dtype(), qkv.device(), {W, D, 1});
-  const Tensor v = Tensor::view(base + size_t((Hq + Hkv) * D) * elem, {T, Hkv, D}, qkv.dtype(), qkv.device(), {W, D, 1});
+  const auto [q, k, v] = qkv_heads(qkv, N / D - 2 * Hkv, Hkv, D);  // D > 0: checked above
   const int64_t rotary = check_rope(c, q, positions, inv_freq, q, layout, rotary_dim, "q");
   if (!check_kv_cache_append(c, k, v, cache, slots)) return;  // no tokens
   qkv_rope_kv_cache_append_op()({x, w, bias, qkv, {q, k, v, positions, inv_freq, layout, rotary, cache, slots}},
