@@ -7,12 +7,14 @@
 #include <atomic>
 #include <cstdlib>
 #include <string>
+#include <typeinfo>
 
 #include "tessera/runtime/cuda_check.h"
 #include "tessera/runtime/device.h"
 #include "tessera/tile/cuda/hopper/pipeline.h"
 #include "tessera/tile/cuda/per_device.h"
 #include "tessera/tile/cuda/tile.h"
+#include "tessera/tile/cuda/trace.h"
 #include "tessera/tile/staged.h"
 
 namespace tessera::tile::cuda {
@@ -29,8 +31,11 @@ constexpr int min_blocks_per_sm() { return hopper::blocks_per_multiprocessor<Ker
 // scheduling, barrier set-up) with its predecessor's tail, the gaps between the small kernels of a decode
 // step. A kernel may declare `before_dependencies(blk, params)`: work that reads only what no earlier kernel
 // writes (weights: e.g. prefetching their first tiles into L2), run before the wait.
+// `trace_slot` is where the blocks record their timeline in a traced build (trace.h), empty otherwise.
 template <class Kernel>
-__global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>()) kernel_entry(const __grid_constant__ typename Kernel::Params params) {
+__global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>())
+    kernel_entry(const __grid_constant__ typename Kernel::Params params, const trace::Slot trace_slot) {
+  trace::block_started(trace_slot);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (requires(Block<Kernel::threads>& b, const typename Kernel::Params& p) { Kernel::before_dependencies(b, p); }) {
     Block<Kernel::threads> blk;
@@ -39,12 +44,15 @@ __global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>()) 
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+  trace::block_ready(trace_slot);
   if constexpr (requires { typename Kernel::Pipe; }) {
+    trace::set_staged_record(trace_slot);
     run_staged<Kernel>(params);  // a staged kernel: one body per role (hopper/pipeline.h)
   } else {
     Block<Kernel::threads> blk;
     Kernel{}(blk, params);
   }
+  trace::warp_finished(trace_slot);
 }
 
 // Dynamic shared memory a kernel declares (`static constexpr size_t shared_bytes`), e.g. a staged pipeline's.
@@ -138,7 +146,7 @@ void launch(Grid grid, const typename Kernel::Params& params, StreamHandle strea
                      std::to_string(cluster_size<Kernel>()) + " blocks");
   cudaLaunchAttribute attrs[2];
   const cudaLaunchConfig_t config = detail::launch_config<Kernel>(grid, stream, shared_bytes, attrs);
-  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel_entry<Kernel>, params));
+  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel_entry<Kernel>, params, trace::reserve(typeid(Kernel).name(), grid.count())));
 }
 
 // The grid of a persistent kernel with `work_items` units of work (persistent_tiles): one block per

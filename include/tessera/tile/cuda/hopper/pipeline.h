@@ -27,6 +27,7 @@
 #include "tessera/tile/cuda/hopper/sync.h"
 #include "tessera/tile/cuda/hopper/tma.h"
 #include "tessera/tile/cuda/hopper/wgmma.h"
+#include "tessera/tile/cuda/trace.h"
 #include "tessera/tile/staged.h"
 
 namespace tessera::tile::cuda {
@@ -162,6 +163,7 @@ class Pipeline {
         hopper::barrier_arrive_expect_bytes(&mem_.full[stage_], uint32_t(StageT::bytes));
         StageT s = stage_at(stage_);
         load(s, k);
+        if (k == 0) trace::mark(trace::first_copy_issued);
         advance();
       }
     }
@@ -221,6 +223,7 @@ class Pipeline {
       int64_t k;
       __device__ StageT operator*() const {
         hopper::barrier_wait(&r->p_.mem_.full[r->p_.stage_], r->p_.phase_);
+        if (k == 0 && threadIdx.x == 0) trace::mark(trace::first_stage_full);
         return r->p_.stage_at(r->p_.stage_);
       }
       __device__ iterator& operator++() {
@@ -308,6 +311,9 @@ class Pipeline {
     static_assert(Shape::mode == Consumers::cooperative, "acquire: cooperative consumers only");
     Held h;
     hopper::barrier_wait(&mem_.full[stage_], phase_);
+#if defined(TESSERA_TILE_TRACE)
+    if (threadIdx.x == 0 && traced_acquires_++ == 0) trace::mark(trace::first_stage_full);
+#endif
     static_cast<StageT&>(h) = stage_at(stage_);
     h.index = stage_;
     advance();
@@ -644,6 +650,7 @@ class Pipeline {
     phase_ ^= uint32_t((to / Shape::stages) & 1);
   }
   __device__ void arrive_empty(int s) {
+    if (threadIdx.x == 0) trace::mark(trace::last_stage_released);  // the last release's time stays
     __syncwarp();
     if constexpr (Shape::cluster == 1) {
       if (hopper::lane() == 0) hopper::barrier_arrive(&mem_.empty[s]);
@@ -653,6 +660,9 @@ class Pipeline {
   }
 
   hopper::PipelineMemory<Shape> mem_;
+#if defined(TESSERA_TILE_TRACE)
+  int traced_acquires_ = 0;
+#endif
   uint32_t loaded_phases_ = 0;  // store_async adding: the phase each of this warp's two staging buffers waits for
   int stage_ = 0;
   uint32_t phase_ = 0;
