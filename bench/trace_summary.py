@@ -9,7 +9,8 @@ in two: `dependency`, from the predecessor's end until this launch's first block
 dependent-launch wait returned), and `run`, from there to its last block's end. `spread` is how far apart
 its blocks end (the part of `run` in which the grid is not full). For staged kernels, `--launches` also
 shows the pipeline's marks, medians over the blocks, after each block was ready: the producer's first copies
-issued, the first stage full at a consumer, the last stage released (the k loop done).
+issued, the first stage full at a consumer, the last stage released (the k loop done), the first consumer's
+body returned (its epilogue done).
 
 usage: trace_summary.py FILE.tsv [--gap-us 30] [--launches]
 """
@@ -56,7 +57,7 @@ def main():
     prev_end = burst[0]["first_ready"]
     per = collections.OrderedDict()
     if a.launches:
-        print(f"{'start':>9} {'dep':>7} {'run':>8} {'spread':>7} {'blocks':>6} {'issued':>7} {'full':>7} {'loop':>7}  kernel")
+        print(f"{'start':>9} {'dep':>7} {'run':>8} {'spread':>7} {'blocks':>6} {'issued':>7} {'full':>7} {'loop':>7} {'cons':>7}  kernel")
     for r in burst:
         end = max(prev_end, r["last_end"])
         dependency = max(0.0, min(r["first_ready"], end) - prev_end)
@@ -68,7 +69,7 @@ def main():
         f[2] += run
         f[3] += spread
         if a.launches:
-            marks = " ".join(f"{float(r[m]):7.2f}" if r.get(m) else f"{'':7}" for m in ("copy_issued", "first_full", "loop_done"))
+            marks = " ".join(f"{float(r[m]):7.2f}" if r.get(m) else f"{'':7}" for m in ("copy_issued", "first_full", "loop_done", "consumer_done"))
             print(f"{r['first_start'] - t0:9.2f} {dependency:7.2f} {run:8.2f} {spread:7.2f} {r['blocks']:6d} {marks}  {r['kernel'][:110]}")
         prev_end = end
     total = prev_end - burst[0]["first_ready"]

@@ -34,7 +34,7 @@ struct Trace {
   std::vector<Launch> launches;
 };
 
-constexpr const char* kMarkNames[3] = {"copy_issued", "first_full", "loop_done"};
+constexpr const char* kMarkNames[4] = {"copy_issued", "first_full", "loop_done", "consumer_done"};
 
 std::mutex mutex;
 std::unique_ptr<Trace> current;
@@ -148,7 +148,7 @@ void write_and_close(const std::string& json_path) {
   std::fprintf(json.get(), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   // The marks' columns: the median over the launch's blocks of each mark's time after the block was ready.
   std::fprintf(tsv.get(), "launch\tblocks\tran\tsms\tfirst_start\tlast_start\tfirst_ready\tlast_ready\tfirst_end\tlast_end\t"
-                          "copy_issued\tfirst_full\tloop_done\tkernel\n");
+                          "copy_issued\tfirst_full\tloop_done\tconsumer_done\tkernel\n");
   bool first_event = true;
   for (size_t li = 0; li < t->launches.size(); ++li) {
     const Launch& l = t->launches[li];
@@ -156,7 +156,7 @@ void write_and_close(const std::string& json_path) {
     unsigned long long first_start = ~0ull, last_start = 0, first_ready = ~0ull, last_ready = 0, first_end = ~0ull, last_end = 0;
     int64_t ran = 0;
     std::vector<unsigned> sms;
-    std::vector<double> after_ready[3];
+    std::vector<double> after_ready[4];
     for (int64_t b = 0; b < l.blocks; ++b) {
       const size_t i = size_t(l.first + b);
       const BlockRecord& r = blocks[i];
@@ -167,7 +167,7 @@ void write_and_close(const std::string& json_path) {
       first_ready = std::min(first_ready, r.ready), last_ready = std::max(last_ready, r.ready);
       first_end = std::min(first_end, r.end), last_end = std::max(last_end, r.end);
       std::string marks;
-      for (int m = 0; m < 3; ++m) {
+      for (int m = 0; m < 4; ++m) {
         // A mark older than the block's start is a graph's earlier replay's, or another kernel's: none.
         if (r.marks[m] < r.start) continue;
         after_ready[m].push_back(double(r.marks[m] - r.ready) * 1e-3);
@@ -190,7 +190,7 @@ void write_and_close(const std::string& json_path) {
       mark_columns += std::to_string(v[v.size() / 2]);
     }
     if (ran == 0)
-      std::fprintf(tsv.get(), "%zu\t%lld\t0\t0\t\t\t\t\t\t\t\t\t\t%s\n", li, (long long)l.blocks, name.c_str());
+      std::fprintf(tsv.get(), "%zu\t%lld\t0\t0\t\t\t\t\t\t\t\t\t\t\t%s\n", li, (long long)l.blocks, name.c_str());
     else
       std::fprintf(tsv.get(), "%zu\t%lld\t%lld\t%lld\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f%s\t%s\n", li, (long long)l.blocks,
                    (long long)ran, (long long)distinct, us(first_start), us(last_start), us(first_ready), us(last_ready),

@@ -46,12 +46,12 @@ TEST(KernelTraceGpu, BlocksRecordStartReadyEndInOrder) {
   std::string line;
   ASSERT_TRUE(std::getline(tsv, line));
   const auto header = split(line, '\t');
-  ASSERT_EQ(header.size(), 14u);
+  ASSERT_EQ(header.size(), 15u);
   int launches = 0;
   double previous_end = -1;
   while (std::getline(tsv, line)) {
     const auto f = split(line, '\t');
-    ASSERT_EQ(f.size(), 14u) << line;
+    ASSERT_EQ(f.size(), 15u) << line;
     ++launches;
     EXPECT_EQ(f[1], f[2]) << "every block ran and recorded: " << line;
     const double first_start = std::stod(f[4]), first_ready = std::stod(f[6]), last_ready = std::stod(f[7]),
@@ -62,7 +62,7 @@ TEST(KernelTraceGpu, BlocksRecordStartReadyEndInOrder) {
     EXPECT_GE(first_start, 0) << line;
     EXPECT_GT(last_end, previous_end) << "the second launch ends after the first: " << line;
     previous_end = last_end;
-    EXPECT_NE(f[13].find("RmsNorm"), std::string::npos) << line;
+    EXPECT_NE(f[14].find("RmsNorm"), std::string::npos) << line;
   }
   EXPECT_EQ(launches, 2);
   std::remove(path.c_str());

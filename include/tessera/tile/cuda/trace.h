@@ -24,6 +24,7 @@ enum Mark : int {
   first_copy_issued = 0,  // the producer issued the first stage's copies
   first_stage_full = 1,   // a consumer found the first stage full
   last_stage_released = 2,  // a consumer gave back its last stage (its k loop is done)
+  consumer_returned = 3,    // the first consumer warpgroup's kernel body returned (its epilogue is done)
   kMarks = 4
 };
 

@@ -124,6 +124,7 @@ __device__ __forceinline__ void run_staged(const Params& params) {
     hopper::registers_increase<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::consumer>();
     RoleBlock<Shape::threads, Role::consumer> blk;
     Kernel{}(blk, params);
+    if (threadIdx.x == 0) trace::mark(trace::consumer_returned);
     if constexpr (Shape::store_bytes > 0) hopper::bulk_wait_all();  // the copy engine's stores out of shared memory
   }
   // The other blocks' consumers may still arrive on this block's barriers: stay until they are done.
