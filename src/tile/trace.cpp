@@ -3,6 +3,7 @@
 #include "tessera/tile/cuda/trace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -38,6 +39,8 @@ constexpr const char* kMarkNames[4] = {"copy_issued", "first_full", "loop_done",
 
 std::mutex mutex;
 std::unique_ptr<Trace> current;
+// Whether a trace is open, read without the mutex: every launch asks (reserve), and almost always none is.
+std::atomic<bool> any_open{false};
 
 std::string readable_name(const char* type) {
   int status = 0;
@@ -104,9 +107,11 @@ void open(int64_t max_blocks) {
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
 #endif
   current = std::move(t);
+  any_open.store(true, std::memory_order_release);
 }
 
 Slot reserve(const char* kernel_type, int64_t blocks) {
+  if (!any_open.load(std::memory_order_acquire)) return {};
   std::lock_guard lock(mutex);
   if (!current) return {};
   if (current->used + blocks > current->capacity) {
@@ -125,6 +130,7 @@ void write_and_close(const std::string& json_path) {
     std::lock_guard lock(mutex);
     if (!current) invalid_argument("kernel trace: none is open");
     t = std::move(current);
+    any_open.store(false, std::memory_order_release);
   }
   std::vector<BlockRecord> blocks(size_t(t->used));
 #if TESSERA_WITH_CUDA
