@@ -118,6 +118,11 @@ TEST_F(AttentionGpu, DecodeCapturedOnANewStreamAllocatesItsScratchInTheCapture) 
   }
 }
 
+// With older_tokens_settled the producers start before the append ends (programmatic dependent launch).
+TEST_F(AttentionGpu, DecodeRightAfterTheAppendSeesTheNewestTokens) {
+  check_fmha_decode_after_append_configs(Device::cuda(), kCuda, 4096, 4, true);
+}
+
 TEST_F(AttentionGpu, MlaDecodeMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& c : kMlaCases) check_mla_decode(Device::cuda(), kCuda, dt, c);

@@ -400,6 +400,92 @@ inline void check_fmha_decode(Device dev, dispatch::Backend backend, DType dt, c
   EXPECT_TRUE(all_equal(o2, o));
 }
 
+// fmha_decode launched right after the kernel that appends the step's newest Sq tokens, with the cache marked
+// older_tokens_settled: on Hopper the staged kernels' producers then read the older tokens while the append
+// runs, and must wait for it before the tile that holds a newest token. Those rows hold NaN until the append
+// writes them, and the append is lengthened by `padding` skipped tokens (slot -1) ahead of the real ones, so a
+// tile read too early shows. Each round starts again from the NaN rows.
+inline void check_fmha_decode_after_append(Device dev, dispatch::Backend backend, DType dt, const DecodeCase& c,
+                                           int64_t padding, int rounds) {
+  std::ostringstream trace;
+  trace << dtype_name(dt) << " lens";
+  for (int64_t n : c.lens) trace << " " << n;
+  trace << " Sq " << c.Sq << " H " << c.Hq << "/" << c.Hkv << " D " << c.Dk << " page " << c.page_size
+        << (c.paged ? "" : " contiguous") << params_str(c.params);
+  SCOPED_TRACE(trace.str());
+  const DecodeCache cpu = make_decode_cache(c, dt);
+  const int64_t B = int64_t(c.lens.size()), T = B * c.Sq;
+  const std::vector<float> table = c.paged ? floats(cpu.block_table) : std::vector<float>{};
+  const int64_t per_seq = c.paged ? cpu.block_table.size(1) : 0;
+  std::vector<float> newest(size_t(T), -1.f), padded(size_t(padding), -1.f);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < c.Sq; ++i) {
+      const int64_t t = c.lens[size_t(b)] - c.Sq + i;  // negative: a query before the sequence, nothing to append
+      if (t < 0) continue;
+      const int64_t page = c.paged ? int64_t(table[size_t(b * per_seq + t / c.page_size)]) : b;
+      newest[size_t(b * c.Sq + i)] = float(page * c.page_size + t % c.page_size);
+    }
+  padded.insert(padded.end(), newest.begin(), newest.end());
+  const auto copy = [&](const Tensor& t) { return from_floats(floats(t), t.shape(), t.dtype()); };
+  const ops::Options reference{dispatch::Backend::reference};
+  // The cache the decode should see (the append done), and the one it starts from (the newest rows NaN).
+  const Tensor k_new = random_tensor({padding + T, c.Hkv, c.Dk}, dt, Device::cpu(), -2, 2);
+  const Tensor v_new = random_tensor({padding + T, c.Hkv, c.Dv}, dt, Device::cpu(), -2, 2);
+  const Tensor slots = from_floats(padded, {padding + T}, DType::i64);
+  const ops::KvCache appended{copy(cpu.k_pages), copy(cpu.v_pages), cpu.block_table};
+  ops::kv_cache_append(k_new, v_new, appended, slots, reference);
+  const ops::KvCache stale{copy(cpu.k_pages), copy(cpu.v_pages), cpu.block_table};
+  std::vector<float> nan_k(size_t(T * c.Hkv * c.Dk), NAN), nan_v(size_t(T * c.Hkv * c.Dv), NAN);
+  ops::kv_cache_append(from_floats(nan_k, {T, c.Hkv, c.Dk}, dt), from_floats(nan_v, {T, c.Hkv, c.Dv}, dt), stale,
+                       from_floats(newest, {T}, DType::i64), reference);
+  const Tensor q = random_tensor({B, c.Sq, c.Hq, c.Dk}, dt, Device::cpu(), -2, 2);
+  const Tensor o_ref = poisoned({B, c.Sq, c.Hq, c.Dv}, dt);
+  ops::fmha_decode(q, appended, cpu.seq_lens, o_ref, c.params, reference);
+
+  ops::KvCache cache{on_device(copy(stale.k_pages), dev), on_device(copy(stale.v_pages), dev),
+                     c.paged ? on_device(cpu.block_table, dev) : Tensor()};
+  cache.older_tokens_settled = true;
+  const Tensor stale_k = on_device(stale.k_pages, dev), stale_v = on_device(stale.v_pages, dev);
+  const Tensor k_dev = on_device(k_new, dev), v_dev = on_device(v_new, dev), slots_dev = on_device(slots, dev);
+  const Tensor q_dev = on_device(q, dev), lens_dev = on_device(cpu.seq_lens, dev);
+  for (int round = 0; round < rounds; ++round) {
+    copy_bytes(cache.k_pages.data(), dev, stale_k.data(), dev, size_t(stale_k.nbytes()));
+    copy_bytes(cache.v_pages.data(), dev, stale_v.data(), dev, size_t(stale_v.nbytes()));
+    const Tensor o = poisoned({B, c.Sq, c.Hq, c.Dv}, dt, dev);
+    ops::kv_cache_append(k_dev, v_dev, cache, slots_dev, {backend});
+    ops::fmha_decode(q_dev, cache, lens_dev, o, c.params, {backend});
+    EXPECT_TRUE(all_close(o, o_ref, attention_tolerance(dt))) << "round " << round;
+  }
+}
+
+// check_fmha_decode_after_append for each staged decode configuration, forced through the autotuner (or, with
+// every_configuration false, the tuner's choice alone: on the host nothing overlaps, and the cases are what counts).
+inline void check_fmha_decode_after_append_configs(Device dev, dispatch::Backend backend, int64_t padding, int rounds,
+                                                   bool every_configuration) {
+  namespace at = dispatch::autotune;
+  const ClearForcedChoice clear{"fmha_decode"};
+  const auto each = [&](std::vector<const char*> names, const auto& check) {
+    if (!every_configuration) names = {nullptr};
+    for (const char* name : names) {
+      SCOPED_TRACE(std::string("configuration ") + (name ? name : "(tuned)"));
+      if (name) at::force("fmha_decode", name);
+      check();
+    }
+  };
+  each({"bn128_s4", "bn128_s4_short", "sliced_bn128_s4", "sliced_bn128_s4_short"}, [&] {
+    check_fmha_decode_after_append(dev, backend, DType::bf16, {{0, 1, 37, 129}, 1, 8, 2, 64, 64, 16, true, {}}, padding, rounds);
+    check_fmha_decode_after_append(dev, backend, DType::f16, {{65, 200}, 3, 4, 4, 64, 64, 203, false, {}}, padding, rounds);
+  });
+  each({"bn64_s3_x2", "bn64_s4", "bn64_s3_x2_short", "bn64_s4_short", "bn32_s6_x2", "bn32_s6_x2_short", "sliced_bn64_s3_x2",
+        "sliced_bn64_s3_x2_short", "sliced_bn64_s4"},
+       [&] {
+         check_fmha_decode_after_append(dev, backend, DType::bf16, {{1, 17, 300, 2048}, 1, 32, 8, 128, 128, 16, true, {}}, padding, rounds);
+         check_fmha_decode_after_append(dev, backend, DType::bf16, {{1000, 63}, 4, 8, 2, 128, 128, 32, true, {0.f, true, 100, 0.f}},
+                                        padding, rounds);
+         check_fmha_decode_after_append(dev, backend, DType::f16, {{130, 64}, 2, 8, 8, 128, 128, 200, false, {}}, padding, rounds);
+       });
+}
+
 // MLA decode: the latent cache [pages, page_size, 512 + 64] is both key and (its first 512 columns) value.
 // Checked against the reference, and the reference against fmha_decode over separate K and V copies.
 struct MlaCase {

@@ -43,6 +43,9 @@ TEST(AttentionHost, MlaDecodeMatchesReference) {
 }
 TEST(AttentionHost, EveryStagedConfigurationMatchesReference) { check_fmha_staged_configs(kCpu, kHost, false); }
 TEST(AttentionHost, EveryStagedDecodeConfigurationMatchesReference) { check_fmha_decode_staged_configs(kCpu, kHost, false); }
+TEST(AttentionHost, DecodeRightAfterTheAppendSeesTheNewestTokens) {
+  check_fmha_decode_after_append_configs(kCpu, kHost, 100, 1, false);
+}
 TEST(AttentionHost, KvCacheAppendMatchesReference) { check_kv_cache_append_all(kCpu, kHost); }
 TEST(AttentionHost, RopeKvCacheAppendMatchesRopeThenAppend) { check_rope_kv_cache_append_all(kCpu, kHost); }
 TEST(AttentionHost, RopeKvCacheAppendBadInputWritesNothing) { check_rope_kv_cache_append_bad_input(kCpu, kHost); }

@@ -69,6 +69,11 @@ void fmha_varlen(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
 struct KvCache {
   Tensor k_pages, v_pages;
   Tensor block_table;  // [B, max_pages_per_seq] i32, or undefined for a contiguous cache
+  // A promise to fmha_decode: of these pages, the block table and seq_lens, the kernel launched just before it
+  // in the stream wrote at most the newest Sq tokens of each sequence (a decode step that appends its tokens
+  // and then attends). The GPU kernel then reads the older tokens while that kernel finishes. Leave it false
+  // when unsure: a broken promise reads stale rows.
+  bool older_tokens_settled = false;
 };
 
 // Decode attention: q [B, Sq, Hq, Dk] holds the newest Sq (1 to 8) tokens of each sequence, which are already

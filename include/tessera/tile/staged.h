@@ -18,6 +18,12 @@
 //     });
 //   }
 //
+// A staged kernel may declare `static TILE_HD bool producer_starts_early(const Params&)`. Where it returns
+// true, its producer does not wait for the kernel before it in the stream to finish (on Hopper kernels
+// overlap their predecessor's end: launch.h): it may read and load what that kernel does not write (a decode
+// step's older cache rows, the block table), and calls pipe.wait_for_predecessor() in its load function before
+// the first load of what that kernel writes. The consumers wait at their start, as every other kernel does.
+//
 // Which threads play which role, the barriers between them, the copy engine and the tensor-core
 // instructions are the tile library's business: on Hopper TMA and wgmma, before Hopper (sm_80 on) cp.async and
 // mma.sync (cuda/hopper/pipeline.h). On the host the producer's loads run lazily, one stage at a time, inside

@@ -2,6 +2,7 @@
 // uploads of the step's small inputs, then the architecture's layers, attention and logits as op calls.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "engine/model/step.h"
@@ -105,6 +106,17 @@ void embed_f32(const Tensor& ids, const Tensor& table, const Tensor& out, const 
   ops::cast(scratch, out, opt);
 }
 
+// Whether decode attention may read the older cache rows before the step's append has finished (KvCache::
+// older_tokens_settled; the layers append right before they attend). TESSERA_DECODE_EARLY_START=0 turns it off,
+// to measure what it gains.
+static bool decode_starts_early() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TESSERA_DECODE_EARLY_START");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return enabled;
+}
+
 void attention(const Model& model, const PagedKvCache& cache, const Step& s, int layer) {
   const ModelConfig& c = model.config;
   ops::KvCache kv = cache.layers[size_t(layer)];
@@ -114,6 +126,7 @@ void attention(const Model& model, const PagedKvCache& cache, const Step& s, int
   const int64_t Hq = c.num_heads, D = c.head_dim;
   if (s.decode) {
     kv.block_table = s.block_table;
+    kv.older_tokens_settled = decode_starts_early();  // the layer appended this step's tokens just before
     const int64_t per_seq = s.tokens / s.batch;
     const Tensor q4 = Tensor::view(s.q.data(), {s.batch, per_seq, Hq, D}, s.q.dtype(), s.q.device(),
                                    {per_seq * s.q.stride(0), s.q.stride(0), s.q.stride(1), 1});

@@ -127,6 +127,7 @@ void launch_split_decode(typename K::Params p, const FmhaDecodeArgs& a, tile::Gr
   p.splits = splits;
   p.window_left = a.params.window_left;
   p.logits = {a.params.scale, a.params.softcap};
+  p.older_tokens_settled = a.cache.older_tokens_settled;
   if (splits == 1) {
     tile::active::launch<K>(grid, p, stream);
     return;

@@ -42,6 +42,9 @@ struct DecodeSplitParams {
   int64_t splits;     // key splits (grid axis 0 is splits * row_tiles)
   int64_t window_left;
   Logits logits;
+  // The kernel before this one wrote, of the cache, the block table and seq_lens, at most the newest Sq
+  // tokens' rows (KvCache::older_tokens_settled): the staged kernels' producers start on the older ones early.
+  bool older_tokens_settled;
 };
 
 // The keys [begin, end) of split `split` of a sequence of `len` tokens: the splits share the sequence's own

@@ -98,17 +98,20 @@ TILE_DEVICE void store_result(Block& blk, const Params& p, int64_t split, int64_
 
 // The producer's part: the key tiles [k_begin, t_end) of sequence b, each through the block table box by box
 // into one stage, from plane `plane` of two tensors read at the same cache rows (K and V; or MLA's c_kv and rope
-// columns of one latent cache).
+// columns of one latent cache). Tokens from `newest` on are the step's own (the kernel before may have just
+// written them): a producer that started early (producer_starts_early) waits for that kernel before the first
+// tile that holds one.
 template <int BN, class Block, class Pipe, class Params, class First, class Second>
 TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, const First& first, const Second& second,
-                                   int64_t plane, int64_t b, int64_t k_begin, int64_t t_end, int64_t tiles) {
+                                   int64_t plane, int64_t b, int64_t k_begin, int64_t t_end, int64_t tiles, int64_t newest) {
   constexpr int boxes = BN / kCacheBox;
   int32_t rows[boxes] = {};  // filled for the first tile before it is read
   const int32_t pages = p.paged ? int32_t(first.view.extent[1] / p.page_size) : 0;
   // Captured by value (the block, the parameters and the tensors outlive the kernel body): on the host the
   // loads run later, inside the consumers' loop (host/pipeline.h), after this function has returned.
-  pipe.producer(tiles, [&blk, &p, &first, &second, plane, b, k_begin, t_end, tiles, pages, rows](auto& s, int64_t j) mutable {
+  pipe.producer(tiles, [&blk, &pipe, &p, &first, &second, plane, b, k_begin, t_end, tiles, newest, pages, rows](auto& s, int64_t j) mutable {
     if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
+    if (k_begin + (j + 1) * BN > newest) pipe.wait_for_predecessor();
     for (int box = 0; box < boxes; ++box) {
       load_rows_async(blk, s.a, box * kCacheBox, first, plane, {rows[box], 0});
       load_rows_async(blk, s.b, box * kCacheBox, second, plane, {rows[box], 0});
@@ -151,6 +154,9 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     tile::View4<const T> q;  // [B, Sq, Hq, D]
     typename Shape::Cache k, v;
   };
+  // The producer reads seq_lens and the block table, and copies the older tokens' tiles, while the kernel
+  // before (the step's q/k/v projection, which appends the newest tokens) finishes.
+  static TILE_HD bool producer_starts_early(const Params& p) { return p.older_tokens_settled; }
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
@@ -164,7 +170,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
-    produce_key_tiles<BN>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles);
+    produce_key_tiles<BN>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, D>(pipe);
       const auto q = load_like(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});

@@ -30,24 +30,30 @@ constexpr int min_blocks_per_sm() { return hopper::blocks_per_multiprocessor<Ker
 // reads anything; then it lets the next one start likewise. What overlaps is a kernel's start (block
 // scheduling, barrier set-up) with its predecessor's tail, the gaps between the small kernels of a decode
 // step. A kernel may declare `before_dependencies(blk, params)`: work that reads only what no earlier kernel
-// writes (weights: e.g. prefetching their first tiles into L2), run before the wait.
+// writes (weights: e.g. prefetching their first tiles into L2), run before the wait. A staged kernel may
+// declare `producer_starts_early(params)` (tile/staged.h): where it holds, only the consumer roles wait here
+// (in run_staged) and the producer waits where the kernel says (Pipeline::wait_for_predecessor).
 // `trace_slot` is where the blocks record their timeline in a traced build (trace.h), empty otherwise.
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>())
     kernel_entry(const __grid_constant__ typename Kernel::Params params, const trace::Slot trace_slot) {
   trace::block_started(trace_slot);
+  bool producer_early = false;
+  if constexpr (requires { Kernel::producer_starts_early(params); }) producer_early = Kernel::producer_starts_early(params);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (requires(Block<Kernel::threads>& b, const typename Kernel::Params& p) { Kernel::before_dependencies(b, p); }) {
     Block<Kernel::threads> blk;
     Kernel::before_dependencies(blk, params);
   }
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if (!producer_early) {
+    hopper::wait_for_predecessor();
+    hopper::let_dependents_start();
+  }
 #endif
-  trace::block_ready(trace_slot);
+  if (!producer_early) trace::block_ready(trace_slot);
   if constexpr (requires { typename Kernel::Pipe; }) {
     trace::set_staged_record(trace_slot);
-    run_staged<Kernel>(params);  // a staged kernel: one body per role (hopper/pipeline.h)
+    run_staged<Kernel>(params, producer_early);  // a staged kernel: one body per role (hopper/pipeline.h)
   } else {
     Block<Kernel::threads> blk;
     Kernel{}(blk, params);

@@ -100,6 +100,12 @@ __device__ __forceinline__ void set_staged_record([[maybe_unused]] const Slot& s
 #endif
 }
 
+// A staged kernel whose producer started early: its consumers' wait returned (the block's `ready`).
+__device__ __forceinline__ void staged_ready() {
+#if defined(TESSERA_TILE_TRACE)
+  if (BlockRecord* r = staged_block_record) r->ready = global_nanoseconds();
+#endif
+}
 // One thread of a role marks a step (the time replaces an earlier one of the same step).
 __device__ __forceinline__ void mark([[maybe_unused]] Mark step) {
 #if defined(TESSERA_TILE_TRACE)

@@ -42,6 +42,9 @@ class Pipeline {
     next_ = 0;
   }
 
+  // See the CUDA pipeline: kernels run one after another on the host, nothing to wait for.
+  void wait_for_predecessor() {}
+
   // See the CUDA pipeline: the next stage of the k loop, filled now; release has nothing to do.
   struct Held : StageT {
     int index;

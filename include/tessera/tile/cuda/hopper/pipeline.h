@@ -97,8 +97,10 @@ constexpr int blocks_per_multiprocessor() {
 inline constexpr int kFullArrivals = TESSERA_SM80_PIPELINE ? 128 : 1;
 
 // Runs a staged kernel's body once per role (called by the kernel entry).
+// producer_early: the kernel's producer_starts_early(params) held, and no role has waited for the kernel before
+// this one yet: the consumers wait here, the producer where the kernel calls wait_for_predecessor.
 template <class Kernel, class Params>
-__device__ __forceinline__ void run_staged(const Params& params) {
+__device__ __forceinline__ void run_staged(const Params& params, bool producer_early) {
   using Shape = typename Kernel::Pipe;
   const auto mem = hopper::PipelineMemory<Shape>::get();
   if (threadIdx.x == 0) {
@@ -122,6 +124,11 @@ __device__ __forceinline__ void run_staged(const Params& params) {
     if constexpr (TESSERA_SM80_PIPELINE) hopper::copies_wait_all();
   } else {
     hopper::registers_increase<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::consumer>();
+    if (producer_early) {
+      hopper::wait_for_predecessor();
+      hopper::let_dependents_start();
+      if (threadIdx.x == 0) trace::staged_ready();
+    }
     RoleBlock<Shape::threads, Role::consumer> blk;
     Kernel{}(blk, params);
     if (threadIdx.x == 0) trace::mark(trace::consumer_returned);
@@ -168,6 +175,13 @@ class Pipeline {
         advance();
       }
     }
+  }
+
+  // Inside the producer's load function of a kernel whose producer starts early (producer_starts_early, in
+  // tile/staged.h): waits, from here on, for the kernel before this one to finish, before loading what it
+  // writes. Elsewhere it returns at once (every other role and kernel waited at the start).
+  __device__ void wait_for_predecessor() {
+    if constexpr (ROLE == Role::producer) hopper::wait_for_predecessor();
   }
 
   // The consumer roles run f; the producer skips it. Ping-pong: only the consumer whose turn it is runs f

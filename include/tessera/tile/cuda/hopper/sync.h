@@ -28,6 +28,21 @@ __device__ __forceinline__ int warpgroup() { return __shfl_sync(0xffffffffu, int
 __device__ __forceinline__ int thread_in_warpgroup() { return int(threadIdx.x) % 128; }
 __device__ __forceinline__ int lane() { return int(threadIdx.x) % 32; }
 
+// Programmatic dependent launch (sm_90 on; nothing before): the calling thread waits until the kernels this
+// one depends on have finished and their writes are visible to it; and lets the kernel after this one start
+// its blocks (once every block of this one has said so or ended). A block says it only after it waited, so a
+// kernel whose blocks have started knows the kernel two before it has finished (launch.h, kernel_entry).
+__device__ __forceinline__ void wait_for_predecessor() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void let_dependents_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
   return uint32_t(__cvta_generic_to_shared(p));
 }
