@@ -17,6 +17,11 @@ TEST(MatmulGpu, EveryFewRowsConfigurationMatchesTheReference) {
   TESSERA_REQUIRE_GPU();
   check_matmul_few_rows_configs(Device::cuda(), dispatch::Backend::tile_cuda);
 }
+// Options::weights_settled: the first weight tiles before the wait for the kernel that writes the activations.
+TEST(MatmulGpu, FewRowsWithSettledWeightsReadTheActivationsOfTheKernelBefore) {
+  TESSERA_REQUIRE_GPU();
+  check_few_rows_with_settled_weights(Device::cuda(), dispatch::Backend::tile_cuda, true);
+}
 TEST(MatmulGpu, IntoAColumnWindowWritesNothingAroundIt) {
   TESSERA_REQUIRE_HOPPER_KERNELS();  // every staged configuration, forced
   check_matmul_into_column_window(Device::cuda(), dispatch::Backend::tile_cuda);

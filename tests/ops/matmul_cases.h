@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "common/test_util.h"
 #include "tessera/dispatch/autotune.h"
+#include "tessera/ops/elementwise.h"
 #include "tessera/ops/matmul.h"
 
 namespace tessera::testing {
@@ -339,6 +341,69 @@ inline void check_matmul_silu_and_mul_bad_input(Device dev, dispatch::Backend ba
   expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, w, c, poisoned({4, 6}, DType::bf16, dev), o); }, "scratch");
   expect_invalid_argument([&] { ops::matmul_silu_and_mul(a, w, Tensor(), {}, o); }, "c");
   for (float v : floats(c)) ASSERT_TRUE(std::isnan(v));
+}
+
+// The one-row projections with Options::weights_settled, right after the kernel that writes their activations
+// (a cast into `a`, which held NaN before it): they ask for their first weight tiles before they wait for that
+// kernel, and must read `a` only after it. The few-rows configurations of matmul (with a residual) and of
+// matmul_silu_and_mul, forced; K shorter and longer than the tiles asked for early (2 x 1024 or 4 x 1024
+// columns); three rounds each. `large` adds the shapes of a decode projection (slow on the host).
+inline void check_few_rows_with_settled_weights(Device dev, dispatch::Backend backend, bool large) {
+  namespace at = dispatch::autotune;
+  const DType dt = DType::bf16;
+  const ops::Options settled{backend, nullptr, true}, reference{dispatch::Backend::reference};
+  // The activations as the reference sees them, and `a`, which each round poisons and then casts them into.
+  struct Activations {
+    Tensor values, want, a, poison;
+  };
+  const auto activations = [&](int64_t k) {
+    Activations x{random_tensor({1, k}, DType::f32, dev, -2, 2), poisoned({1, k}, dt, dev), poisoned({1, k}, dt, dev),
+                  poisoned({1, k}, dt, dev)};
+    ops::cast(x.values, x.want, reference);
+    return x;
+  };
+  const auto rounds = [&](const Activations& x, const auto& call) {
+    for (int round = 0; round < 3; ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      copy_bytes(x.a.data(), dev, x.poison.data(), dev, size_t(x.a.nbytes()));
+      ops::cast(x.values, x.a, {backend});
+      call();
+    }
+  };
+  std::vector<std::pair<int64_t, int64_t>> shapes = {{3000, 72}, {1000, 5}, {4100, 3}};  // K, N (or I)
+  if (large) shapes.insert(shapes.end(), {{4096, 4096}, {8200, 130}});
+  {
+    const ClearForcedChoice clear{"matmul"};
+    for (const char* name : {"rows1_bn4_x2", "rows1_bn2_x4"})
+      for (const auto& [k, n] : shapes) {
+        SCOPED_TRACE(std::string(name) + " K " + std::to_string(k) + " N " + std::to_string(n));
+        at::force("matmul", name);
+        const Activations x = activations(k);
+        const Tensor b = random_tensor({n, k}, dt, dev), want = poisoned({1, n}, dt, dev);
+        ops::Epilogue e;
+        e.residual = random_tensor({1, n}, dt, dev);
+        ops::matmul(x.want, b, want, ops::BLayout::nk, e, reference);
+        rounds(x, [&] {
+          const Tensor c = poisoned({1, n}, dt, dev);
+          ops::matmul(x.a, b, c, ops::BLayout::nk, e, settled);
+          EXPECT_TRUE(all_close(c, want, matmul_tolerance(dt, dt, k)));
+        });
+      }
+  }
+  const ClearForcedChoice clear{"matmul_silu_and_mul"};
+  for (const char* name : {"rows1_bi2_x2", "rows1_bi1_x4"})
+    for (const auto& [k, i] : shapes) {
+      SCOPED_TRACE(std::string(name) + " K " + std::to_string(k) + " I " + std::to_string(i));
+      at::force("matmul_silu_and_mul", name);
+      const Activations x = activations(k);
+      const Tensor w = random_tensor({2 * i, k}, dt, dev), want = poisoned({1, i}, dt, dev);
+      ops::matmul_silu_and_mul(x.want, w, want, {}, reference);
+      rounds(x, [&] {
+        const Tensor c = poisoned({1, i}, dt, dev);
+        ops::matmul_silu_and_mul(x.a, w, c, {}, settled);
+        EXPECT_TRUE(glu_close(c, want, x.want, w, matmul_tolerance(dt, dt, k)));
+      });
+    }
 }
 
 }  // namespace tessera::testing

@@ -106,14 +106,20 @@ void embed_f32(const Tensor& ids, const Tensor& table, const Tensor& out, const 
   ops::cast(scratch, out, opt);
 }
 
-// Whether decode attention may read the older cache rows before the step's append has finished (KvCache::
-// older_tokens_settled; the layers append right before they attend). TESSERA_DECODE_EARLY_START=0 turns it off,
-// to measure what it gains.
+// Whether the GPU kernels may start on what the kernel before them does not write, before it ends:
+// decode attention on the older cache rows (KvCache::older_tokens_settled; the layers append right before they
+// attend), the projections on the model's weights (Options::weights_settled). TESSERA_DECODE_EARLY_START=0 and
+// TESSERA_WEIGHTS_EARLY=0 turn them off, to measure what they gain.
+static bool enabled_unless_zero(const char* variable) {
+  const char* v = std::getenv(variable);
+  return v == nullptr || std::string(v) != "0";
+}
 static bool decode_starts_early() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("TESSERA_DECODE_EARLY_START");
-    return v == nullptr || std::string(v) != "0";
-  }();
+  static const bool enabled = enabled_unless_zero("TESSERA_DECODE_EARLY_START");
+  return enabled;
+}
+static bool weights_read_early() {
+  static const bool enabled = enabled_unless_zero("TESSERA_WEIGHTS_EARLY");
   return enabled;
 }
 
@@ -244,6 +250,7 @@ Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
   s.batch = B;
   s.decode = decode;
   s.opt.stream = b.stream;
+  s.opt.weights_settled = weights_read_early();  // every matmul of a step multiplies by the model's weights
   s.ids = rows_of(b.ids, {T});
   s.positions = rows_of(b.positions, {T});
   s.slots = rows_of(b.slots, {T});

@@ -16,7 +16,8 @@
 //
 // v heads are cut in pairs the same way and not rotated. Every feature of every head is rotated (rotary_dim =
 // head_dim; the launcher sends other calls to the two ops). slot = slots[0]: negative or past the cache, the
-// token is not cached. Edges: tiles past K read zeros (cold path), as the few-rows matmul's.
+// token is not cached. Edges: tiles past K read zeros (cold path), as the few-rows matmul's. With
+// Options::weights_settled the first DEPTH tiles are asked for before the wait for the kernel before this one.
 #pragma once
 #include "ops/rope/rope.tile.h"
 #include "tessera/tile/tile.h"
@@ -36,7 +37,9 @@ struct QkvRopeKvCacheAppend {
     tile::View1<const int64_t> slots;    // [1]
     Rotary rotary;                       // rotary == D
     int64_t q_heads, kv_heads, head_dim;
+    bool weights_settled;                // w was not written by the kernel before (Options::weights_settled)
   };
+  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (launch.h)
 
   // Features first, first + step, ... (count of them) of the head at `head` (features `unit` elements apart), as a
   // count x 1 column.
@@ -60,7 +63,21 @@ struct QkvRopeKvCacheAppend {
     lo.stride[0] = hi.stride[0] = step * head_rows.stride[0];
     hi.data += second * head_rows.stride[0];
 
-    // What the epilogue reads, asked for before the weights stream, so that its latency passes with theirs
+    using W = decltype(load<BI, BK>(blk, lo, {j0, 0}));
+    W wl[DEPTH], wh[DEPTH];
+    const auto ask = [&](int64_t from) {
+      TILE_UNROLL(8)
+      for (int d = 0; d < DEPTH; ++d) {
+        wl[d] = load<BI, BK>(blk, lo, {j0, from + d * BK}, 0.f, tile::cold_edges);
+        wh[d] = load<BI, BK>(blk, hi, {j0, from + d * BK}, 0.f, tile::cold_edges);
+      }
+    };
+    // The first tiles before the wait for the kernel before this one, as in the few-rows matmul.
+    const bool early = DEPTH > 1 && p.weights_settled && int64_t(DEPTH) * BK <= K;
+    if (early) ask(0);
+    wait_for_predecessor(blk);
+
+    // What the epilogue reads, asked for before the loop, so that its latency passes with the weights'
     // instead of adding to the end of every block (the math on it waits for the loop's end).
     const int64_t kv_head = h - p.q_heads;  // k heads: [0, Hkv), v heads: [Hkv, 2 Hkv)
     const int64_t slot = kv_head >= 0 ? p.slots(0) : -1;
@@ -79,14 +96,8 @@ struct QkvRopeKvCacheAppend {
     auto x_hi = zeros<float, BI, BK>(blk);
     int64_t k0 = 0;
     if constexpr (DEPTH > 1) {
-      using W = decltype(load<BI, BK>(blk, lo, {j0, k0}));
       for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
-        W wl[DEPTH], wh[DEPTH];
-        TILE_UNROLL(8)
-        for (int d = 0; d < DEPTH; ++d) {
-          wl[d] = load<BI, BK>(blk, lo, {j0, k0 + d * BK}, 0.f, tile::cold_edges);
-          wh[d] = load<BI, BK>(blk, hi, {j0, k0 + d * BK}, 0.f, tile::cold_edges);
-        }
+        if (k0 > 0 || !early) ask(k0);
         TILE_UNROLL(8)
         for (int d = 0; d < DEPTH; ++d) {
           const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0 + d * BK}));

@@ -51,6 +51,7 @@ void launch_qkv_rope_append_fused(const QkvRopeKvCacheAppendArgs& a, const dispa
   p.q_heads = a.rope.q.size(1);
   p.kv_heads = a.rope.k.size(1);
   p.head_dim = a.rope.k.size(2);
+  p.weights_settled = opt.weights_settled;
   const int64_t blocks_per_head = p.head_dim / 2 / BI;
   tile::active::launch<K>({(p.q_heads + 2 * p.kv_heads) * blocks_per_head}, p, opt.stream);
 }

@@ -466,6 +466,7 @@ void launch_silu_and_mul_few_rows(const MatmulSiluAndMulArgs& a, const dispatch:
   p.gate = w.window(0, 0, i, k);
   p.up = w.window(i, 0, i, k);
   p.c = transposed(as_rows<T>(a.c));
+  p.weights_settled = opt.weights_settled;
   tile::active::launch<K>({(i + BI - 1) / BI}, p, opt.stream);
 }
 

@@ -22,6 +22,11 @@
 // projection. Here blocks are small: several per multiprocessor start streaming at once, and the last wave is
 // short. M is the padded row count (rows past A's are zeros; their outputs are dropped), so M = 4 serves 2-4.
 // Edges: tiles past N or K read zeros (the edge path, out of line: a decode projection's K is a multiple of BK).
+//
+// Where the caller promises that the kernel before this one did not write the weights (Options::weights_settled:
+// it wrote the activations), the first DEPTH weight tiles are asked for before the wait for it: the blocks of the
+// first wave start while that kernel finishes, and their first round trip to DRAM passes meanwhile. Later
+// blocks find it finished and lose nothing.
 #pragma once
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/tile.h"
@@ -33,6 +38,7 @@ struct MatmulFewRows {
   static_assert(M >= 1 && M <= 8, "few rows: 1 to 8");
   static_assert(DEPTH >= 1 && DEPTH <= 8, "few rows: 1 to 8 tiles in flight");
   static constexpr int threads = THREADS, bn = BN;
+  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (launch.h)
   struct Params {
     tile::View2<const T> a;         // [M', K], M' <= M: the activations
     tile::View2<const T> b;         // [N, K]: the weights
@@ -40,6 +46,7 @@ struct MatmulFewRows {
     tile::View2<const T> bias;      // [N, M'] with column stride 0, or empty
     tile::View2<const TO> residual; // [N, M']: the residual transposed, or empty
     EpilogueParams epilogue;
+    bool weights_settled;           // b was not written by the kernel before (Options::weights_settled)
   };
 
   template <class Block>
@@ -53,10 +60,16 @@ struct MatmulFewRows {
     int64_t k0 = 0;
     if constexpr (DEPTH > 1) {
       using W = decltype(load<BN, BK>(blk, p.b, {n0, k0}));
-      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
-        W w[DEPTH];
+      W w[DEPTH];
+      const auto ask = [&](int64_t from) {
         TILE_UNROLL(8)
-        for (int d = 0; d < DEPTH; ++d) w[d] = load<BN, BK>(blk, p.b, {n0, k0 + d * BK}, 0.f, tile::cold_edges);
+        for (int d = 0; d < DEPTH; ++d) w[d] = load<BN, BK>(blk, p.b, {n0, from + d * BK}, 0.f, tile::cold_edges);
+      };
+      const bool early = p.weights_settled && int64_t(DEPTH) * BK <= K;
+      if (early) ask(0);
+      wait_for_predecessor(blk);
+      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
+        if (k0 > 0 || !early) ask(k0);
         TILE_UNROLL(8)
         for (int d = 0; d < DEPTH; ++d) {
           const auto wd = cast<float>(w[d]);
@@ -64,6 +77,8 @@ struct MatmulFewRows {
           for (int m = 0; m < M; ++m) acc[m] = acc[m] + wd * cast<float>(load<1, BK>(blk, p.a, {m, k0 + d * BK}));
         }
       }
+    } else {
+      wait_for_predecessor(blk);
     }
     for (; k0 < K; k0 += BK) {
       const auto w = cast<float>(load<BN, BK>(blk, p.b, {n0, k0}, 0.f, tile::cold_edges));

@@ -13,6 +13,8 @@
 // layer). Here a block holds as many bytes in flight as the plain few-rows kernel (BI = 2 gate + 2 up rows
 // against 4 rows) and writes the product, never the [1, 2I] projection.
 // Edges: tiles past I or K read zeros (cold path); outputs past I are dropped by the store.
+// With Options::weights_settled, the first DEPTH tiles of each are asked for before the wait for the kernel
+// before this one, as in the few-rows matmul.
 #pragma once
 #include "tessera/tile/tile.h"
 
@@ -22,10 +24,12 @@ template <class T, int BI, int BK, int THREADS, int DEPTH>
 struct MatmulFewRowsSiluAndMul {
   static_assert(DEPTH >= 1 && DEPTH <= 8, "few rows: 1 to 8 tiles of each in flight");
   static constexpr int threads = THREADS, bi = BI;
+  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (launch.h)
   struct Params {
     tile::View2<const T> a;           // [1, K]: the activation row
     tile::View2<const T> gate, up;    // [I, K] each: the gate rows and the up rows of W = [Wg; Wu]
     tile::View2<T> c;                 // [I, 1]: C transposed
+    bool weights_settled;             // gate and up were not written by the kernel before (Options::weights_settled)
   };
 
   template <class Block>
@@ -36,13 +40,19 @@ struct MatmulFewRowsSiluAndMul {
     int64_t k0 = 0;
     if constexpr (DEPTH > 1) {
       using W = decltype(load<BI, BK>(blk, p.gate, {i0, k0}));
-      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
-        W g[DEPTH], u[DEPTH];
+      W g[DEPTH], u[DEPTH];
+      const auto ask = [&](int64_t from) {
         TILE_UNROLL(8)
         for (int d = 0; d < DEPTH; ++d) {
-          g[d] = load<BI, BK>(blk, p.gate, {i0, k0 + d * BK}, 0.f, tile::cold_edges);
-          u[d] = load<BI, BK>(blk, p.up, {i0, k0 + d * BK}, 0.f, tile::cold_edges);
+          g[d] = load<BI, BK>(blk, p.gate, {i0, from + d * BK}, 0.f, tile::cold_edges);
+          u[d] = load<BI, BK>(blk, p.up, {i0, from + d * BK}, 0.f, tile::cold_edges);
         }
+      };
+      const bool early = p.weights_settled && int64_t(DEPTH) * BK <= K;
+      if (early) ask(0);
+      wait_for_predecessor(blk);
+      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
+        if (k0 > 0 || !early) ask(k0);
         TILE_UNROLL(8)
         for (int d = 0; d < DEPTH; ++d) {
           const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0 + d * BK}));
@@ -50,6 +60,8 @@ struct MatmulFewRowsSiluAndMul {
           up = up + cast<float>(u[d]) * x;
         }
       }
+    } else {
+      wait_for_predecessor(blk);
     }
     for (; k0 < K; k0 += BK) {
       const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));

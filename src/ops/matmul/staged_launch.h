@@ -179,6 +179,7 @@ void launch_few_rows_m(const MatmulArgs& a, const dispatch::Options& opt) {
   p.a = as_rows<const T>(a.a);
   p.b = as_rows<const T>(a.b);
   fill_transposed_output<T, TO>(p, a);
+  p.weights_settled = opt.weights_settled;
   tile::active::launch<K>({(p.c.extent[0] + BN - 1) / BN}, p, opt.stream);
 }
 }  // namespace

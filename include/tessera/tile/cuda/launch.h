@@ -33,32 +33,55 @@ constexpr int min_blocks_per_sm() { return hopper::blocks_per_multiprocessor<Ker
 // writes (weights: e.g. prefetching their first tiles into L2), run before the wait. A staged kernel may
 // declare `producer_starts_early(params)` (tile/staged.h): where it holds, only the consumer roles wait here
 // (in run_staged) and the producer waits where the kernel says (Pipeline::wait_for_predecessor).
+// A plain kernel may declare `static constexpr bool waits_for_predecessor = true`: kernel_entry then does not
+// wait, and the kernel calls wait_for_predecessor(blk) itself once it has asked for what no earlier kernel
+// writes (its first weight tiles: their latency passes while the kernel before it finishes).
 // `trace_slot` is where the blocks record their timeline in a traced build (trace.h), empty otherwise.
+template <class Kernel>
+constexpr bool waits_in_body() {
+  if constexpr (requires { Kernel::waits_for_predecessor; }) return Kernel::waits_for_predecessor;
+  else return false;
+}
+
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>())
     kernel_entry(const __grid_constant__ typename Kernel::Params params, const trace::Slot trace_slot) {
   trace::block_started(trace_slot);
+  static_assert(!waits_in_body<Kernel>() || !requires { typename Kernel::Pipe; },
+                "a staged kernel's producer waits through producer_starts_early and its pipeline");
   bool producer_early = false;
   if constexpr (requires { Kernel::producer_starts_early(params); }) producer_early = Kernel::producer_starts_early(params);
+  const bool waits_here = !producer_early && !waits_in_body<Kernel>();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (requires(Block<Kernel::threads>& b, const typename Kernel::Params& p) { Kernel::before_dependencies(b, p); }) {
     Block<Kernel::threads> blk;
     Kernel::before_dependencies(blk, params);
   }
-  if (!producer_early) {
+  if (waits_here) {
     hopper::wait_for_predecessor();
     hopper::let_dependents_start();
   }
 #endif
-  if (!producer_early) trace::block_ready(trace_slot);
+  if (waits_here) trace::block_ready(trace_slot);
   if constexpr (requires { typename Kernel::Pipe; }) {
     trace::set_staged_record(trace_slot);
     run_staged<Kernel>(params, producer_early);  // a staged kernel: one body per role (hopper/pipeline.h)
   } else {
+    if constexpr (waits_in_body<Kernel>()) trace::set_staged_record(trace_slot);  // for the ready time
     Block<Kernel::threads> blk;
     Kernel{}(blk, params);
   }
   trace::warp_finished(trace_slot);
+}
+
+// In a kernel that declares waits_for_predecessor (above): the calling thread waits for the kernel before this
+// one in the stream to finish and its writes to be visible, then lets the next one start. Every thread of the
+// block calls it, before it reads anything an earlier kernel may write.
+template <int TH>
+__device__ __forceinline__ void wait_for_predecessor(const Block<TH>&) {
+  hopper::wait_for_predecessor();
+  hopper::let_dependents_start();
+  if (threadIdx.x == 0) trace::staged_ready();
 }
 
 // Dynamic shared memory a kernel declares (`static constexpr size_t shared_bytes`), e.g. a staged pipeline's.

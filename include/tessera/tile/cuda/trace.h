@@ -89,8 +89,9 @@ __device__ __forceinline__ void block_ready([[maybe_unused]] const Slot& slot) {
 }
 
 #if defined(TESSERA_TILE_TRACE)
-// The block's record while a staged kernel runs (kernel_entry sets it before the pipeline's first barrier), for
-// the pipeline's marks. Only staged kernels refer to it, so only they get its shared memory.
+// The block's record while a staged kernel (or one that waits in its body) runs (kernel_entry sets it before
+// the pipeline's first barrier), for the pipeline's marks. Only those kernels refer to it, so only they get its
+// shared memory.
 static __shared__ BlockRecord* staged_block_record;
 #endif
 
@@ -100,7 +101,8 @@ __device__ __forceinline__ void set_staged_record([[maybe_unused]] const Slot& s
 #endif
 }
 
-// A staged kernel whose producer started early: its consumers' wait returned (the block's `ready`).
+// A block whose wait for its predecessor is not at its entry (a staged kernel whose producer started early,
+// a kernel that waits in its body): the wait returned (the block's `ready`).
 __device__ __forceinline__ void staged_ready() {
 #if defined(TESSERA_TILE_TRACE)
   if (BlockRecord* r = staged_block_record) r->ready = global_nanoseconds();

@@ -25,6 +25,9 @@ int64_t persistent_blocks(int64_t work_items) {
   return std::min<int64_t>((work_items + cluster - 1) / cluster, clusters) * cluster;
 }
 
+// See cuda/launch.h: host launches run one after another, nothing to wait for.
+inline void wait_for_predecessor(const Block&) {}
+
 // The stream argument keeps the signature of cuda::launch; host launches are synchronous.
 template <class Kernel>
 void launch(Grid grid, const typename Kernel::Params& params, void* /*stream*/ = nullptr, size_t /*shared_bytes*/ = 0) {
