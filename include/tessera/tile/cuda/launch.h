@@ -64,10 +64,10 @@ __global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>())
 #endif
   if (waits_here) trace::block_ready(trace_slot);
   if constexpr (requires { typename Kernel::Pipe; }) {
-    trace::set_staged_record(trace_slot);
+    trace::open_body_record(trace_slot);
     run_staged<Kernel>(params, producer_early);  // a staged kernel: one body per role (hopper/pipeline.h)
   } else {
-    if constexpr (waits_in_body<Kernel>()) trace::set_staged_record(trace_slot);  // for the ready time
+    if constexpr (waits_in_body<Kernel>()) trace::open_body_record(trace_slot);  // for the ready time
     Block<Kernel::threads> blk;
     Kernel{}(blk, params);
   }
@@ -79,9 +79,7 @@ __global__ void __launch_bounds__(Kernel::threads, min_blocks_per_sm<Kernel>())
 // block calls it, before it reads anything an earlier kernel may write.
 template <int TH>
 __device__ __forceinline__ void wait_for_predecessor(const Block<TH>&) {
-  hopper::wait_for_predecessor();
-  hopper::let_dependents_start();
-  if (threadIdx.x == 0) trace::staged_ready();
+  wait_for_predecessor_in_body();
 }
 
 // Dynamic shared memory a kernel declares (`static constexpr size_t shared_bytes`), e.g. a staged pipeline's.

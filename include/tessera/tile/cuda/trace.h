@@ -89,29 +89,29 @@ __device__ __forceinline__ void block_ready([[maybe_unused]] const Slot& slot) {
 }
 
 #if defined(TESSERA_TILE_TRACE)
-// The block's record while a staged kernel (or one that waits in its body) runs (kernel_entry sets it before
-// the pipeline's first barrier), for the pipeline's marks. Only those kernels refer to it, so only they get its
-// shared memory.
-static __shared__ BlockRecord* staged_block_record;
+// The block's record where the kernel body marks the block's steps: a staged kernel's roles (the pipeline's
+// marks) and a kernel that waits for its predecessor in its body (the ready time). kernel_entry opens it before
+// the body runs; only those kernels refer to it, so only they get its shared memory.
+static __shared__ BlockRecord* body_record;
 #endif
 
-__device__ __forceinline__ void set_staged_record([[maybe_unused]] const Slot& slot) {
+__device__ __forceinline__ void open_body_record([[maybe_unused]] const Slot& slot) {
 #if defined(TESSERA_TILE_TRACE)
-  if (threadIdx.x == 0) staged_block_record = slot.records != nullptr ? block_record(slot) : nullptr;
+  if (threadIdx.x == 0) body_record = slot.records != nullptr ? block_record(slot) : nullptr;
 #endif
 }
 
 // A block whose wait for its predecessor is not at its entry (a staged kernel whose producer started early,
 // a kernel that waits in its body): the wait returned (the block's `ready`).
-__device__ __forceinline__ void staged_ready() {
+__device__ __forceinline__ void ready_in_body() {
 #if defined(TESSERA_TILE_TRACE)
-  if (BlockRecord* r = staged_block_record) r->ready = global_nanoseconds();
+  if (BlockRecord* r = body_record) r->ready = global_nanoseconds();
 #endif
 }
 // One thread of a role marks a step (the time replaces an earlier one of the same step).
 __device__ __forceinline__ void mark([[maybe_unused]] Mark step) {
 #if defined(TESSERA_TILE_TRACE)
-  if (BlockRecord* r = staged_block_record) r->marks[step] = global_nanoseconds();
+  if (BlockRecord* r = body_record) r->marks[step] = global_nanoseconds();
 #endif
 }
 

@@ -96,6 +96,15 @@ constexpr int blocks_per_multiprocessor() {
 // every producer thread, once its own cp.async pieces of the stage have landed (barrier_arrive_on_copies).
 inline constexpr int kFullArrivals = TESSERA_SM80_PIPELINE ? 128 : 1;
 
+// A block's wait for the kernel before it where the body waits, not kernel_entry: the wait, then the kernel after
+// this one may start, and a traced build marks the block ready. Every thread that reads what the kernel before
+// may have written calls it first.
+__device__ __forceinline__ void wait_for_predecessor_in_body() {
+  hopper::wait_for_predecessor();
+  hopper::let_dependents_start();
+  if (threadIdx.x == 0) trace::ready_in_body();
+}
+
 // Runs a staged kernel's body once per role (called by the kernel entry).
 // producer_early: the kernel's producer_starts_early(params) held, and no role has waited for the kernel before
 // this one yet: the consumers wait here, the producer where the kernel calls wait_for_predecessor.
@@ -124,11 +133,7 @@ __device__ __forceinline__ void run_staged(const Params& params, bool producer_e
     if constexpr (TESSERA_SM80_PIPELINE) hopper::copies_wait_all();
   } else {
     hopper::registers_increase<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::consumer>();
-    if (producer_early) {
-      hopper::wait_for_predecessor();
-      hopper::let_dependents_start();
-      if (threadIdx.x == 0) trace::staged_ready();
-    }
+    if (producer_early) wait_for_predecessor_in_body();
     RoleBlock<Shape::threads, Role::consumer> blk;
     Kernel{}(blk, params);
     if (threadIdx.x == 0) trace::mark(trace::consumer_returned);
