@@ -12,3 +12,4 @@ namespace tessera::tile { namespace active = cuda; }
 namespace tessera::tile { namespace active = host; }
 #define TESSERA_TILE_BACKEND tile_host
 #endif
+#include "tessera/tile/group_stream.h"  // after the backend: its wait_for_predecessor

@@ -17,7 +17,8 @@
 // v heads are cut in pairs the same way and not rotated. Every feature of every head is rotated (rotary_dim =
 // head_dim; the launcher sends other calls to the two ops). slot = slots[0]: negative or past the cache, the
 // token is not cached. Edges: tiles past K read zeros (cold path), as the few-rows matmul's. With
-// Options::weights_settled the first DEPTH tiles are asked for before the wait for the kernel before this one.
+// Options::weights_settled the first DEPTH tiles are asked for before the wait for the kernel before this one
+// (tile/group_stream.h).
 #pragma once
 #include "ops/rope/rope.tile.h"
 #include "tessera/tile/tile.h"
@@ -39,7 +40,7 @@ struct QkvRopeKvCacheAppend {
     int64_t q_heads, kv_heads, head_dim;
     bool weights_settled;                // w was not written by the kernel before (Options::weights_settled)
   };
-  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (launch.h)
+  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (group_stream.h)
 
   // Features first, first + step, ... (count of them) of the head at `head` (features `unit` elements apart), as a
   // count x 1 column.
@@ -72,10 +73,8 @@ struct QkvRopeKvCacheAppend {
         wh[d] = load<BI, BK>(blk, hi, {j0, from + d * BK}, 0.f, tile::cold_edges);
       }
     };
-    // The first tiles before the wait for the kernel before this one, as in the few-rows matmul.
-    const bool early = DEPTH > 1 && p.weights_settled && int64_t(DEPTH) * BK <= K;
-    if (early) ask(0);
-    wait_for_predecessor(blk);
+    tile::GroupStream groups(K, int64_t(DEPTH) * BK);
+    groups.start(blk, p.weights_settled, ask);
 
     // What the epilogue reads, asked for before the loop, so that its latency passes with the weights'
     // instead of adding to the end of every block (the math on it waits for the loop's end).
@@ -94,19 +93,15 @@ struct QkvRopeKvCacheAppend {
 
     auto x_lo = zeros<float, BI, BK>(blk);
     auto x_hi = zeros<float, BI, BK>(blk);
-    int64_t k0 = 0;
-    if constexpr (DEPTH > 1) {
-      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
-        if (k0 > 0 || !early) ask(k0);
-        TILE_UNROLL(8)
-        for (int d = 0; d < DEPTH; ++d) {
-          const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0 + d * BK}));
-          x_lo = x_lo + cast<float>(wl[d]) * x;
-          x_hi = x_hi + cast<float>(wh[d]) * x;
-        }
+    const auto use = [&](int64_t from) {
+      TILE_UNROLL(8)
+      for (int d = 0; d < DEPTH; ++d) {
+        const auto x = cast<float>(load<1, BK>(blk, p.a, {0, from + d * BK}));
+        x_lo = x_lo + cast<float>(wl[d]) * x;
+        x_hi = x_hi + cast<float>(wh[d]) * x;
       }
-    }
-    for (; k0 < K; k0 += BK) {
+    };
+    for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
       const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));
       x_lo = x_lo + cast<float>(load<BI, BK>(blk, lo, {j0, k0}, 0.f, tile::cold_edges)) * x;
       x_hi = x_hi + cast<float>(load<BI, BK>(blk, hi, {j0, k0}, 0.f, tile::cold_edges)) * x;

@@ -14,7 +14,7 @@
 // against 4 rows) and writes the product, never the [1, 2I] projection.
 // Edges: tiles past I or K read zeros (cold path); outputs past I are dropped by the store.
 // With Options::weights_settled, the first DEPTH tiles of each are asked for before the wait for the kernel
-// before this one, as in the few-rows matmul.
+// before this one (tile/group_stream.h), as in the few-rows matmul.
 #pragma once
 #include "tessera/tile/tile.h"
 
@@ -24,7 +24,7 @@ template <class T, int BI, int BK, int THREADS, int DEPTH>
 struct MatmulFewRowsSiluAndMul {
   static_assert(DEPTH >= 1 && DEPTH <= 8, "few rows: 1 to 8 tiles of each in flight");
   static constexpr int threads = THREADS, bi = BI;
-  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (launch.h)
+  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (group_stream.h)
   struct Params {
     tile::View2<const T> a;           // [1, K]: the activation row
     tile::View2<const T> gate, up;    // [I, K] each: the gate rows and the up rows of W = [Wg; Wu]
@@ -37,33 +37,26 @@ struct MatmulFewRowsSiluAndMul {
     const int64_t i0 = blk.bid(0) * BI, K = p.a.extent[1];
     auto gate = zeros<float, BI, BK>(blk);
     auto up = zeros<float, BI, BK>(blk);
-    int64_t k0 = 0;
-    if constexpr (DEPTH > 1) {
-      using W = decltype(load<BI, BK>(blk, p.gate, {i0, k0}));
-      W g[DEPTH], u[DEPTH];
-      const auto ask = [&](int64_t from) {
-        TILE_UNROLL(8)
-        for (int d = 0; d < DEPTH; ++d) {
-          g[d] = load<BI, BK>(blk, p.gate, {i0, from + d * BK}, 0.f, tile::cold_edges);
-          u[d] = load<BI, BK>(blk, p.up, {i0, from + d * BK}, 0.f, tile::cold_edges);
-        }
-      };
-      const bool early = p.weights_settled && int64_t(DEPTH) * BK <= K;
-      if (early) ask(0);
-      wait_for_predecessor(blk);
-      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
-        if (k0 > 0 || !early) ask(k0);
-        TILE_UNROLL(8)
-        for (int d = 0; d < DEPTH; ++d) {
-          const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0 + d * BK}));
-          gate = gate + cast<float>(g[d]) * x;
-          up = up + cast<float>(u[d]) * x;
-        }
+    using W = decltype(load<BI, BK>(blk, p.gate, {i0, 0}));
+    W wg[DEPTH], wu[DEPTH];
+    const auto ask = [&](int64_t from) {
+      TILE_UNROLL(8)
+      for (int d = 0; d < DEPTH; ++d) {
+        wg[d] = load<BI, BK>(blk, p.gate, {i0, from + d * BK}, 0.f, tile::cold_edges);
+        wu[d] = load<BI, BK>(blk, p.up, {i0, from + d * BK}, 0.f, tile::cold_edges);
       }
-    } else {
-      wait_for_predecessor(blk);
-    }
-    for (; k0 < K; k0 += BK) {
+    };
+    const auto use = [&](int64_t from) {
+      TILE_UNROLL(8)
+      for (int d = 0; d < DEPTH; ++d) {
+        const auto x = cast<float>(load<1, BK>(blk, p.a, {0, from + d * BK}));
+        gate = gate + cast<float>(wg[d]) * x;
+        up = up + cast<float>(wu[d]) * x;
+      }
+    };
+    tile::GroupStream groups(K, int64_t(DEPTH) * BK);
+    groups.start(blk, p.weights_settled, ask);
+    for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
       const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));
       gate = gate + cast<float>(load<BI, BK>(blk, p.gate, {i0, k0}, 0.f, tile::cold_edges)) * x;
       up = up + cast<float>(load<BI, BK>(blk, p.up, {i0, k0}, 0.f, tile::cold_edges)) * x;
