@@ -44,7 +44,7 @@ struct Elementwise {
 
 // Row and column reductions over a tile whose valid region is the view's extent (the rest is padding
 // `pad`), results broadcast back. out is [R, 4 + 4 + 2 C] laid out in column blocks: row results in
-// columns 0..7 (sum, max, min, argmax, each as an R x 1 column; then row_max via the outer broadcast),
+// columns 0..4 (sum, max, min, argmax, a row sum through chunk sums, each as an R x 1 column),
 // column results as rows of a second output.
 template <int R, int C, int TH>
 struct Reduce {
@@ -57,6 +57,7 @@ struct Reduce {
     store(blk, p.rows_out, {0, 1}, row_max(x));
     store(blk, p.rows_out, {0, 2}, row_min(x));
     store(blk, p.rows_out, {0, 3}, cast<float>(row_argmax(x)));
+    store(blk, p.rows_out, {0, 4}, row_sum(chunk_sums(x) * 2.f + chunk_sums(x * x)));  // running chunk sums
     store(blk, p.cols_out, {0, 0}, col_sum(x));
     store(blk, p.cols_out, {1, 0}, col_max(x));
     store(blk, p.cols_out, {2, 0}, col_min(x));

@@ -378,6 +378,20 @@ TEST(TileHost, RowAndColumnReductions) {
   EXPECT_TRUE(tile_eq(th::col_sum(make<float, 4, 1>({3.f, 3.f, 1e8f, -1e8f})), {8.f}));
 }
 
+TEST(TileHost, ChunkSumsAddRunsOfEightColumns) {
+  Tile<float, 2, 16> a;
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 16; ++c) a(r, c) = float((r + 1) * (c + 1));
+  const auto s = th::chunk_sums(a);  // row 0: 1 + ... + 8 = 36, 9 + ... + 16 = 100; row 1 twice that
+  static_assert(std::is_same_v<decltype(s), const Tile<float, 2, 2>>);
+  EXPECT_TRUE(tile_eq(s, {36, 100, 72, 200}));
+  EXPECT_TRUE(tile_eq(th::row_sum(s), {136, 272}));
+  EXPECT_TRUE(tile_eq(th::row_sum(s + th::chunk_sums(a)), {272, 544}));  // a running sum of chunk sums
+  // Narrower than a chunk: one chunk a row.
+  EXPECT_TRUE(tile_eq(th::chunk_sums(make<float, 2, 4>({1, 2, 3, 4, 5, 6, 7, 8})), {10, 26}));
+  static_assert(th::chunk_width(4) == 4 && th::chunk_width(1024) == 8);
+}
+
 TEST(TileHost, ReductionsOfInfinitiesAndNaN) {
   const auto a = make<float, 4, 3>({-kInf, -kInf, -kInf,   // all -inf
                                     kNaN, kNaN, kNaN,      // all NaN

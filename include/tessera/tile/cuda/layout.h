@@ -64,6 +64,19 @@ struct RowSlice {
   }
 };
 
+// ChunkSums<R, C, TH>: a Blocked<R, C, TH> tile with each chunk (V consecutive elements of a row) summed
+// (chunk_sums): R x C / V, one value per chunk, held by the thread that holds the chunk, so no data moves. A
+// running sum of chunk sums keeps one register per chunk instead of V, and its row sum is the parent's.
+template <int R, int C, int TH>
+struct ChunkSums {
+  using Parent = Blocked<R, C, TH>;
+  static constexpr int rows = R, cols = C / Parent::V, threads = TH;
+  static constexpr int size = Parent::chunks;
+  __device__ static int row(int e) { return Parent::row(e * Parent::V); }
+  __device__ static int col(int e) { return Parent::col(e * Parent::V) / Parent::V; }
+  __device__ static bool owner(int e) { return Parent::owner(e * Parent::V); }
+};
+
 template <class L> inline constexpr bool is_scalar_layout_v = L::rows * L::cols == 1;
 
 // The layout of an elementwise result of operands laid out as A and B.

@@ -129,6 +129,34 @@ struct Min {
 
 template <class T, int R, int C, int TH>
 __device__ __forceinline__ auto row_sum(const Tile<T, Blocked<R, C, TH>>& a) { return detail::reduce_rows(a, T(0), detail::Sum{}); }
+// Each chunk of a row summed where it lies (ChunkSums, layout.h); the row sum of such a tile is its parent's.
+template <class T, int R, int C, int TH>
+__device__ __forceinline__ Tile<T, ChunkSums<R, C, TH>> chunk_sums(const Tile<T, Blocked<R, C, TH>>& a) {
+  using P = Blocked<R, C, TH>;
+  detail::require_arithmetic<T>();
+  Tile<T, ChunkSums<R, C, TH>> out;
+#pragma unroll
+  for (int k = 0; k < P::chunks; ++k) {
+    T sum = a.v[k * P::V];
+#pragma unroll
+    for (int i = 1; i < P::V; ++i) sum = sum + a.v[k * P::V + i];
+    out.v[k] = sum;
+  }
+  return out;
+}
+template <class T, int R, int C, int TH>
+__device__ __forceinline__ Tile<T, RowSlice<R, C, TH>> row_sum(const Tile<T, ChunkSums<R, C, TH>>& a) {
+  using P = Blocked<R, C, TH>;
+  using S = RowSlice<R, C, TH>;
+  detail::require_arithmetic<T>();
+  Tile<T, S> out;
+#pragma unroll
+  for (int s = 0; s < S::size; ++s) out.v[s] = T(0);
+#pragma unroll
+  for (int k = 0; k < P::chunks; ++k) out.v[S::slot_of_chunk(k)] = out.v[S::slot_of_chunk(k)] + a.v[k];
+  detail::group_reduce<T, S::size, S::group, TH>(out.v, T(0), detail::Sum{});
+  return out;
+}
 template <class T, int R, int C, int TH>
 __device__ __forceinline__ auto row_max(const Tile<T, Blocked<R, C, TH>>& a) { return detail::reduce_rows(a, detail::lowest<T>(), detail::Max{}); }
 template <class T, int R, int C, int TH>

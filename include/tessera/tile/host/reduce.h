@@ -31,6 +31,24 @@ template <class T> T lowest() { return std::numeric_limits<T>::has_infinity ? -s
 template <class T> T highest() { return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(); }
 }  // namespace detail
 
+// The columns summed in runs of chunk_width(C) = min(8, C) (a GPU thread's 16-byte access of 16-bit elements):
+// an R x C / chunk_width(C) tile. A running sum of chunk sums holds one value per chunk (on the GPU one register
+// per chunk, where an R x C accumulator holds eight), and its row_sum is the tile's row sum.
+constexpr int chunk_width(int cols) { return cols < 8 ? cols : 8; }
+template <class T, int R, int C>
+Tile<T, R, C / chunk_width(C)> chunk_sums(const Tile<T, R, C>& a) {
+  detail::require_arithmetic<T>();
+  constexpr int W = chunk_width(C);
+  Tile<T, R, C / W> out;
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < C / W; ++j) {
+      T sum = a(r, j * W);
+      for (int i = 1; i < W; ++i) sum = sum + a(r, j * W + i);
+      out(r, j) = sum;
+    }
+  return out;
+}
+
 // Sums along each row (in order of increasing column): an R x 1 column vector.
 template <class T, int R, int C>
 Tile<T, R, 1> row_sum(const Tile<T, R, C>& a) {
