@@ -33,7 +33,8 @@ const char* const kClustered[] = {"staged_pingpong_bm128_bn128_c2", "staged_bm64
 // join either space for M <= 4 (keys with "_rows"); both are forced in test_matmul_gpu.
 const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce",
                                 "swapab_bw64_bk128_wave"};
-const char* const kFewRows[] = {"rows1_bn4_x2", "rows1_bn2_x4", "rows4_bn1_x2"};
+const char* const kOneRow[] = {"rows1_bn4_x2", "rows1_bn2_x4", "rows1_bn4_x2_chunked"};  // offered for M = 1
+const char* const kFewRows[] = {"rows1_bn4_x2", "rows1_bn2_x4", "rows1_bn4_x2_chunked", "rows4_bn1_x2"};
 bool known_choice(const std::string& name) {
   auto in = [&](const auto& list) { return std::find(std::begin(list), std::end(list), name) != std::end(list); };
   return in(kConfigs) || in(kSwapAB) || in(kFewRows) || in(kClustered) || in(kLast);
@@ -81,7 +82,7 @@ TEST_F(AutotuneGpu, TuningPicksAValidCandidateAndStaysCorrect) {
   };
   const Space spaces[] = {{"|m256_", "|matmul|bf16_nk|", 4 + std::size(kClustered) + std::size(kLast)},
                           {"|m8_", "|matmul|bf16_nk_swapab|", 4 + std::size(kSwapAB) + std::size(kLast)},
-                          {"|m1_", "|matmul|bf16_nk_swapab_rows_generic|", 3 + 2}};
+                          {"|m1_", "|matmul|bf16_nk_swapab_rows_generic|", 3 + std::size(kOneRow)}};
   for (const auto& [key, e] : tuned) {
     SCOPED_TRACE(key);
     const Space* space = nullptr;
@@ -114,7 +115,7 @@ TEST_F(AutotuneGpu, InPlaceResidualIsTunedOnAScratchOutputAndStaysCorrect) {
     SCOPED_TRACE(key);
     // One row (the swap-AB and few-rows configurations join the staged ones), or 200 rows (staged only).
     const bool one_row = key.find("|m1_") != std::string::npos;
-    EXPECT_EQ(e.timings.size(), one_row ? 4 + std::size(kSwapAB) + 2 + std::size(kLast)
+    EXPECT_EQ(e.timings.size(), one_row ? 4 + std::size(kSwapAB) + std::size(kOneRow) + std::size(kLast)
                                         : 4 + std::size(kClustered) + std::size(kLast));
   }
   // Tuned: the same calls again read the choice and are still right.

@@ -161,7 +161,7 @@ inline void check_matmul_few_rows_configs(Device dev, dispatch::Backend backend)
     std::vector<MatmulShape> shapes;
   };
   const Configs configs[] = {
-      {{"rows1_bn4_x2", "rows1_bn2_x4"}, {{{1, 72}, 200}, {{1, 8}, 1}, {{1, 4099}, 131}, {{1, 3000}, 2051}, {{1, 1, 520}, 7}, {{1, 77}, 5}, {{1, 4096}, 67}}},
+      {{"rows1_bn4_x2", "rows1_bn2_x4", "rows1_bn4_x2_chunked"}, {{{1, 72}, 200}, {{1, 8}, 1}, {{1, 4099}, 131}, {{1, 3000}, 2051}, {{1, 1, 520}, 7}, {{1, 77}, 5}, {{1, 4096}, 67}}},
       {{"rows4_bn1_x2"}, {{{2, 72}, 200}, {{3, 1000}, 131}, {{4, 2056}, 33}, {{2, 2, 264}, 130}, {{4, 13}, 3}, {{3, 4096}, 5}}},
   };
   const ClearForcedChoice clear{"matmul"};
@@ -374,7 +374,7 @@ inline void check_few_rows_with_settled_weights(Device dev, dispatch::Backend ba
   if (large) shapes.insert(shapes.end(), {{4096, 4096}, {8200, 130}});
   {
     const ClearForcedChoice clear{"matmul"};
-    for (const char* name : {"rows1_bn4_x2", "rows1_bn2_x4"})
+    for (const char* name : {"rows1_bn4_x2", "rows1_bn2_x4", "rows1_bn4_x2_chunked"})
       for (const auto& [k, n] : shapes) {
         SCOPED_TRACE(std::string(name) + " K " + std::to_string(k) + " N " + std::to_string(n));
         at::force("matmul", name);

@@ -213,13 +213,17 @@ void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt, SwapABSpli
 // The few-rows candidates of a call with m <= kMatmulFewRows rows (launch_few_rows_m): two weight tile heights
 // for one row, the smallest for 2-4 (four accumulators a thread instead of one). The first is the GPU's default
 // for one row; 2-4 rows keep swap-AB's (rows4_bn1_x2 holds too few bytes in flight: 20% of copy at 4 x 4096 x
-// 4096).
+// 4096; 4 rows a block with running chunk sums, as many bytes in flight as rows1_bn4_x2, took 1.4-2.1x swap-AB's
+// time, session 51). rows1_bn4_x2_chunked keeps running chunk sums (one register for 8 weight columns instead of
+// 8) and 5 blocks a multiprocessor: 2-5% faster than rows1_bn4_x2 at 1 x {4096, 14336, 28672, 128256} x 4096,
+// 6% slower at 1 x 4096 x 14336 (bench/results/2026-11-30-h200-session51): the tuner picks.
 template <class T, class TO>
 void add_few_rows_candidates(std::vector<dispatch::autotune::Candidate>& out, const MatmulArgs& a,
                              const dispatch::Options& opt, int64_t m) {
   if (m == 1) {
     out.push_back({"rows1_bn4_x2", [&] { launch_few_rows_m<T, TO, 1, 4, 2, 4>(a, opt); }});
     out.push_back({"rows1_bn2_x4", [&] { launch_few_rows_m<T, TO, 1, 2, 4, 5>(a, opt); }});
+    out.push_back({"rows1_bn4_x2_chunked", [&] { launch_few_rows_m<T, TO, 1, 4, 2, 5, true>(a, opt); }});
   } else {
     out.push_back({"rows4_bn1_x2", [&] { launch_few_rows_m<T, TO, 4, 1, 2>(a, opt); }});
   }

@@ -2,7 +2,7 @@
 // cores: C^T[N, M] = B[N, K] @ A[M, K]^T, where the only thing that matters is reading B, the weights, once at
 // the memory's full rate. A block owns BN weight rows and reads them BN x BK at a time; each weight tile is
 // multiplied by the M activation rows (a 1 x BK row broadcast over the tile) into M fp32 accumulators of the
-// tile's own shape, which are reduced over their columns once, at the end:
+// tile's own shape (or of its 8-column chunk sums), which are reduced over their columns once, at the end:
 //
 //   for each k0, DEPTH tiles at a time:
 //                 w_d = B[n0 : n0+BN, k0+d*BK : k0+(d+1)*BK]   -- all DEPTH tiles asked for first: 16-byte loads,
@@ -24,21 +24,26 @@
 // Edges: tiles past N or K read zeros (the edge path, out of line: a decode projection's K is a multiple of BK).
 //
 // Where the caller promises that the kernel before this one did not write the weights (Options::weights_settled:
-// it wrote the activations), the first DEPTH weight tiles are asked for before the wait for it: the blocks of the
-// first wave start while that kernel finishes, and their first round trip to DRAM passes meanwhile. Later
-// blocks find it finished and lose nothing.
+// it wrote the activations), the first DEPTH weight tiles are asked for before the wait for it (tile/group_stream.h):
+// the blocks of the first wave start while that kernel finishes, and their first round trip to DRAM passes
+// meanwhile. Later blocks find it finished and lose nothing.
 #pragma once
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
 
-template <class T, class TO, int M, int BN, int BK, int THREADS, int DEPTH = 1>
+// CHUNKED: the accumulators are running chunk sums (chunk_sums: one value per 8 columns of a tile row, in the
+// registers of the thread that holds them) instead of the tile's shape: BN registers a thread for each of the M
+// rows instead of 8 BN. At one row that lets 5 blocks share a multiprocessor (launch.h, rows1_bn4_x2_chunked);
+// for 2-4 rows it stayed 1.4-2.1x slower than swap-AB (not profiled: a weight tile there also loads and converts
+// four activation rows as large as itself).
+template <class T, class TO, int M, int BN, int BK, int THREADS, int DEPTH = 1, bool CHUNKED = false>
 struct MatmulFewRows {
   static_assert(M >= 1 && M <= 8, "few rows: 1 to 8");
   static_assert(DEPTH >= 1 && DEPTH <= 8, "few rows: 1 to 8 tiles in flight");
   static constexpr int threads = THREADS, bn = BN;
-  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (launch.h)
+  static constexpr bool waits_for_predecessor = true;  // after the first weight tiles (group_stream.h)
   struct Params {
     tile::View2<const T> a;         // [M', K], M' <= M: the activations
     tile::View2<const T> b;         // [N, K]: the weights
@@ -52,38 +57,39 @@ struct MatmulFewRows {
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t n0 = blk.bid(0) * BN, K = p.a.extent[1];
-    using Acc = decltype(zeros<float, BN, BK>(blk));
+    const auto accumulator = [&] {
+      if constexpr (CHUNKED) return chunk_sums(zeros<float, BN, BK>(blk));
+      else return zeros<float, BN, BK>(blk);
+    };
+    const auto accumulate = [](const auto& acc, const auto& product) {
+      if constexpr (CHUNKED) return acc + chunk_sums(product);
+      else return acc + product;
+    };
+    using Acc = decltype(accumulator());
     Acc acc[M];
     // The loops over m are unrolled (M <= 8): indexed by a variable, the accumulators would live in local memory.
     TILE_UNROLL(8)
-    for (int m = 0; m < M; ++m) acc[m] = zeros<float, BN, BK>(blk);
-    int64_t k0 = 0;
-    if constexpr (DEPTH > 1) {
-      using W = decltype(load<BN, BK>(blk, p.b, {n0, k0}));
-      W w[DEPTH];
-      const auto ask = [&](int64_t from) {
-        TILE_UNROLL(8)
-        for (int d = 0; d < DEPTH; ++d) w[d] = load<BN, BK>(blk, p.b, {n0, from + d * BK}, 0.f, tile::cold_edges);
-      };
-      const bool early = p.weights_settled && int64_t(DEPTH) * BK <= K;
-      if (early) ask(0);
-      wait_for_predecessor(blk);
-      for (; k0 + int64_t(DEPTH) * BK <= K; k0 += int64_t(DEPTH) * BK) {
-        if (k0 > 0 || !early) ask(k0);
-        TILE_UNROLL(8)
-        for (int d = 0; d < DEPTH; ++d) {
-          const auto wd = cast<float>(w[d]);
-          TILE_UNROLL(8)
-          for (int m = 0; m < M; ++m) acc[m] = acc[m] + wd * cast<float>(load<1, BK>(blk, p.a, {m, k0 + d * BK}));
-        }
-      }
-    } else {
-      wait_for_predecessor(blk);
-    }
-    for (; k0 < K; k0 += BK) {
-      const auto w = cast<float>(load<BN, BK>(blk, p.b, {n0, k0}, 0.f, tile::cold_edges));
+    for (int m = 0; m < M; ++m) acc[m] = accumulator();
+    using W = decltype(load<BN, BK>(blk, p.b, {n0, 0}));
+    W w[DEPTH];
+    const auto ask = [&](int64_t from) {
       TILE_UNROLL(8)
-      for (int m = 0; m < M; ++m) acc[m] = acc[m] + w * cast<float>(load<1, BK>(blk, p.a, {m, k0}));
+      for (int d = 0; d < DEPTH; ++d) w[d] = load<BN, BK>(blk, p.b, {n0, from + d * BK}, 0.f, tile::cold_edges);
+    };
+    const auto use = [&](int64_t from) {
+      TILE_UNROLL(8)
+      for (int d = 0; d < DEPTH; ++d) {
+        const auto wd = cast<float>(w[d]);
+        TILE_UNROLL(8)
+        for (int m = 0; m < M; ++m) acc[m] = accumulate(acc[m], wd * cast<float>(load<1, BK>(blk, p.a, {m, from + d * BK})));
+      }
+    };
+    tile::GroupStream groups(K, int64_t(DEPTH) * BK);
+    groups.start(blk, p.weights_settled, ask);
+    for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
+      const auto wk = cast<float>(load<BN, BK>(blk, p.b, {n0, k0}, 0.f, tile::cold_edges));
+      TILE_UNROLL(8)
+      for (int m = 0; m < M; ++m) acc[m] = accumulate(acc[m], wk * cast<float>(load<1, BK>(blk, p.a, {m, k0})));
     }
     TILE_UNROLL(8)
     for (int m = 0; m < M; ++m) {

@@ -168,13 +168,13 @@ void fill_transposed_output(Params& p, const MatmulArgs& a) {
 // ---- the few-rows kernel (decode at batch 1 to 4) ----
 
 // M = 1 exactly, or 2-4 padded to 4; the weight tile BN x 1024 over 128 threads (BN rows x 8 columns a thread;
-// fp8 weights BN x 2048, 16 bytes a thread as 16-bit ones),
-// DEPTH tiles in flight, at least MIN_BLOCKS blocks a multiprocessor: the bytes in flight are what the kernel
-// runs on, and rows1_bn4_x2 left to itself takes 130 registers, 3 blocks (65 us at 1 x 28672 x 4096 against
-// 56 us with 4 blocks, session 25).
-template <class T, class TO, int M, int BN, int DEPTH, int MIN_BLOCKS = 1>
+// fp8 weights BN x 2048, 16 bytes a thread as 16-bit ones), DEPTH tiles in flight, at least MIN_BLOCKS blocks a
+// multiprocessor: the bytes in flight are what the kernel runs on, and rows1_bn4_x2 left to itself takes 130
+// registers, 3 blocks (65 us at 1 x 28672 x 4096 against 56 us with 4 blocks, session 25). CHUNKED: running
+// chunk sums for accumulators (matmul_rows.tile.h).
+template <class T, class TO, int M, int BN, int DEPTH, int MIN_BLOCKS = 1, bool CHUNKED = false>
 void launch_few_rows_m(const MatmulArgs& a, const dispatch::Options& opt) {
-  using K = tile::MinBlocksPerSm<kernels::MatmulFewRows<T, TO, M, BN, sizeof(T) == 1 ? 2048 : 1024, 128, DEPTH>, MIN_BLOCKS>;
+  using K = tile::MinBlocksPerSm<kernels::MatmulFewRows<T, TO, M, BN, sizeof(T) == 1 ? 2048 : 1024, 128, DEPTH, CHUNKED>, MIN_BLOCKS>;
   typename K::Params p{};
   p.a = as_rows<const T>(a.a);
   p.b = as_rows<const T>(a.b);
