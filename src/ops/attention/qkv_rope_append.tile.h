@@ -8,12 +8,13 @@
 // the rotation is elementwise in the epilogue:
 //
 //   lo, hi  = the weight rows of the first and of the second features of pairs j0 .. j0+BI of head h
-//   for each k0, DEPTH tiles at a time:   x_lo += lo[.., k0 ..] * a[k0 ..];  x_hi += hi[..] * a[..]
+//   for each k0, DEPTH tiles at a time:   x_lo += chunk_sums(lo[.., k0 ..] * a[k0 ..]);  x_hi likewise
 //   x_lo, x_hi = row_sum(x_lo) + bias, row_sum(x_hi) + bias        -- fp32, never rounded before the rotation
 //   q and k heads:  angle = position * inv_freq[j0 ..]
 //                   (x_lo, x_hi) = (x_lo cos - x_hi sin, x_hi cos + x_lo sin)
 //   qkv[h's pairs] = (x_lo, x_hi);  k and v heads also: cache[slot][h's pairs] = (x_lo, x_hi)
 //
+// The sums run as chunk sums (as in the SiLU-and-mul kernel, matmul_rows_glu.tile.h: 5 blocks a multiprocessor).
 // v heads are cut in pairs the same way and not rotated. Every feature of every head is rotated (rotary_dim =
 // head_dim; the launcher sends other calls to the two ops). slot = slots[0]: negative or past the cache, the
 // token is not cached. Edges: tiles past K read zeros (cold path), as the few-rows matmul's. With
@@ -91,20 +92,20 @@ struct QkvRopeKvCacheAppend {
       bias_hi = cast<float>(load_like(blk, like, pair_features(p.bias + int64_t(h) * D, second, half, step), {j0, 0}));
     }
 
-    auto x_lo = zeros<float, BI, BK>(blk);
-    auto x_hi = zeros<float, BI, BK>(blk);
+    auto x_lo = chunk_sums(zeros<float, BI, BK>(blk));
+    auto x_hi = chunk_sums(zeros<float, BI, BK>(blk));
     const auto use = [&](int64_t from) {
       TILE_UNROLL(8)
       for (int d = 0; d < DEPTH; ++d) {
         const auto x = cast<float>(load<1, BK>(blk, p.a, {0, from + d * BK}));
-        x_lo = x_lo + cast<float>(wl[d]) * x;
-        x_hi = x_hi + cast<float>(wh[d]) * x;
+        x_lo = x_lo + chunk_sums(cast<float>(wl[d]) * x);
+        x_hi = x_hi + chunk_sums(cast<float>(wh[d]) * x);
       }
     };
     for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
       const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));
-      x_lo = x_lo + cast<float>(load<BI, BK>(blk, lo, {j0, k0}, 0.f, tile::cold_edges)) * x;
-      x_hi = x_hi + cast<float>(load<BI, BK>(blk, hi, {j0, k0}, 0.f, tile::cold_edges)) * x;
+      x_lo = x_lo + chunk_sums(cast<float>(load<BI, BK>(blk, lo, {j0, k0}, 0.f, tile::cold_edges)) * x);
+      x_hi = x_hi + chunk_sums(cast<float>(load<BI, BK>(blk, hi, {j0, k0}, 0.f, tile::cold_edges)) * x);
     }
     auto y_lo = row_sum(x_lo) + bias_lo, y_hi = row_sum(x_hi) + bias_hi;
     if (kv_head < p.kv_heads) {  // q and k heads

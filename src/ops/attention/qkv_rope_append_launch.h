@@ -4,7 +4,8 @@
 // Three ways to run it:
 //   unfused        the matmul (tuned as any projection), then rope_kv_cache_append: two launches
 //   rows1_bi2_x2   one token: the fused streaming kernel (qkv_rope_append.tile.h), 2 pairs of weight rows a
-//                  block (4 rows, as the few-rows matmul's rows1_bn4_x2), 2 tiles of each in flight
+//                  block (4 rows, as the few-rows matmul's rows1_bn4_x2_chunked), 2 tiles of each in flight,
+//                  5 blocks a multiprocessor (its running chunk sums leave room for them)
 //   rows1_bi1_x4   1 pair a block, 4 tiles of each in flight (as rows1_bn2_x4)
 // The fused forms need one token, 16-bit operands, every feature rotated (rotary_dim = D) and 32-bit indices.
 // There both backends run rows1_bi2_x2 (the host too: its CPU engine decodes the embedded model in bf16 at
@@ -79,7 +80,7 @@ void qkv_rope_kv_cache_append(const QkvRopeKvCacheAppendArgs& a, const dispatch:
     if constexpr (sizeof(T16) == 2) {
       std::vector<at::Candidate> candidates = {{"unfused", [&] { qkv_rope_append_unfused(a, opt); }}};
       if (D % 4 == 0)
-        candidates.push_back({"rows1_bi2_x2", [&] { launch_qkv_rope_append_fused<T16, 2, 2, 4>(a, opt); }});
+        candidates.push_back({"rows1_bi2_x2", [&] { launch_qkv_rope_append_fused<T16, 2, 2, 5>(a, opt); }});
       candidates.push_back({"rows1_bi1_x4", [&] { launch_qkv_rope_append_fused<T16, 1, 4, 5>(a, opt); }});
 #if defined(__CUDACC__)
       constexpr auto where = at::Where::cuda;

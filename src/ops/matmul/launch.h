@@ -458,8 +458,8 @@ void launch_silu_and_mul_staged(const MatmulSiluAndMulArgs& a, const dispatch::O
 
 // matmul_silu_and_mul for one row (decode at batch 1) in one streaming kernel (matmul_rows_glu.tile.h): BI gate
 // and BI up rows a block, DEPTH tiles of each in flight, at least MIN_BLOCKS blocks a multiprocessor (as the
-// few-rows matmul with the same bytes in flight: rows1_bi2_x2 against rows1_bn4_x2, rows1_bi1_x4 against
-// rows1_bn2_x4).
+// few-rows matmul with the same bytes in flight: rows1_bi2_x2 against rows1_bn4_x2_chunked, rows1_bi1_x4
+// against rows1_bn2_x4; its running chunk sums leave room for 5).
 template <class T, int BI, int DEPTH, int MIN_BLOCKS>
 void launch_silu_and_mul_few_rows(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
   using K = tile::MinBlocksPerSm<kernels::MatmulFewRowsSiluAndMul<T, BI, 1024, 128, DEPTH>, MIN_BLOCKS>;
@@ -506,7 +506,7 @@ void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options&
       candidates.push_back({"unfused", [&] { silu_and_mul_after_matmul(a, opt); }});
       const size_t unfused = candidates.size() - 1;
       if (m == 1) {
-        candidates.push_back({"rows1_bi2_x2", [&] { launch_silu_and_mul_few_rows<T, 2, 2, 4>(a, opt); }});
+        candidates.push_back({"rows1_bi2_x2", [&] { launch_silu_and_mul_few_rows<T, 2, 2, 5>(a, opt); }});
         candidates.push_back({"rows1_bi1_x4", [&] { launch_silu_and_mul_few_rows<T, 1, 4, 5>(a, opt); }});
       }
 #if defined(__CUDACC__)

@@ -5,13 +5,16 @@
 //
 //   for each k0, DEPTH tiles at a time:
 //                 g_d = Wg[i0 : i0+BI, k0+d*BK : ...],  u_d = Wu[i0 : i0+BI, ...]   -- asked for first
-//                 gate += g_d * a[k0+d*BK : ...];  up += u_d * a[...]                 -- fp32, the tiles' shape
+//                 gate += chunk_sums(g_d * a[k0+d*BK : ...]);  up += chunk_sums(u_d * a[...])  -- fp32
 //   C^T[i0 : i0+BI] = silu(row_sum(gate)) * row_sum(up)
 //
 // Why: at one row the projection is the weights' bytes, and the fused swap-AB form (matmul_glu.tile.h) halves
 // its stages to hold both tiles; the matmul then silu_and_mul pays a second kernel and its boundary (~3 us a
 // layer). Here a block holds as many bytes in flight as the plain few-rows kernel (BI = 2 gate + 2 up rows
 // against 4 rows) and writes the product, never the [1, 2I] projection.
+// The sums are running chunk sums (one register a thread for 8 columns of a weight row, where an accumulator of
+// the tile's shape takes 8): the registers they free let 5 blocks share a multiprocessor instead of 4, and a
+// batch-1 decode step was 2.5% faster with them and the q/k/v kernel's (bench/results/2026-11-30-h200-session51).
 // Edges: tiles past I or K read zeros (cold path); outputs past I are dropped by the store.
 // With Options::weights_settled, the first DEPTH tiles of each are asked for before the wait for the kernel
 // before this one (tile/group_stream.h), as in the few-rows matmul.
@@ -35,8 +38,8 @@ struct MatmulFewRowsSiluAndMul {
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t i0 = blk.bid(0) * BI, K = p.a.extent[1];
-    auto gate = zeros<float, BI, BK>(blk);
-    auto up = zeros<float, BI, BK>(blk);
+    auto gate = chunk_sums(zeros<float, BI, BK>(blk));
+    auto up = chunk_sums(zeros<float, BI, BK>(blk));
     using W = decltype(load<BI, BK>(blk, p.gate, {i0, 0}));
     W wg[DEPTH], wu[DEPTH];
     const auto ask = [&](int64_t from) {
@@ -50,16 +53,16 @@ struct MatmulFewRowsSiluAndMul {
       TILE_UNROLL(8)
       for (int d = 0; d < DEPTH; ++d) {
         const auto x = cast<float>(load<1, BK>(blk, p.a, {0, from + d * BK}));
-        gate = gate + cast<float>(wg[d]) * x;
-        up = up + cast<float>(wu[d]) * x;
+        gate = gate + chunk_sums(cast<float>(wg[d]) * x);
+        up = up + chunk_sums(cast<float>(wu[d]) * x);
       }
     };
     tile::GroupStream groups(K, int64_t(DEPTH) * BK);
     groups.start(blk, p.weights_settled, ask);
     for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
       const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));
-      gate = gate + cast<float>(load<BI, BK>(blk, p.gate, {i0, k0}, 0.f, tile::cold_edges)) * x;
-      up = up + cast<float>(load<BI, BK>(blk, p.up, {i0, k0}, 0.f, tile::cold_edges)) * x;
+      gate = gate + chunk_sums(cast<float>(load<BI, BK>(blk, p.gate, {i0, k0}, 0.f, tile::cold_edges)) * x);
+      up = up + chunk_sums(cast<float>(load<BI, BK>(blk, p.up, {i0, k0}, 0.f, tile::cold_edges)) * x);
     }
     const auto g = row_sum(gate), u = row_sum(up);  // BI x 1
     store(blk, p.c, {i0, 0}, cast<T>(g * sigmoid(g) * u));
