@@ -132,6 +132,27 @@ TEST(TileParityGpu, LoadStoreAtEveryEdge) {
       }
 }
 
+// The ReadOnce hint changes how the GPU issues a tile's 16-byte loads, not what they read: tiles inside an
+// aligned view (the vector path, where the hint applies) and across its edges, against the host.
+TEST(TileParityGpu, ReadOnceLoadsTheSameTiles) {
+  TESSERA_REQUIRE_GPU();
+  const int grid = 6;
+  for (bool use_bf16 : {false, true}) {
+    SCOPED_TRACE(use_bf16 ? "bf16" : "f32");
+    const DType dt = use_bf16 ? DType::bf16 : DType::f32;
+    // Rows of 168 elements: 16-byte aligned for both types. Tile origins: rows -4, 1, ..., 21 of 20; columns
+    // -32, -8, ..., 88 (multiples of 8) of 150, so that 9 of the 36 tiles lie inside.
+    Tensor buffer = random_tensor({20, 168}, dt);
+    Tensor host_src = Tensor::view(buffer.data(), {20, 150}, dt, Device::cpu(), {168, 1});
+    Tensor gbuf = gpu(buffer);
+    Tensor gpu_src = Tensor::view(gbuf.data(), {20, 150}, dt, Device::cuda(), {168, 1});
+    Tensor hd = poisoned({grid * 8, grid * 64}, dt), gd = poisoned({grid * 8, grid * 64}, dt, Device::cuda());
+    tile_host::load_read_once(use_bf16, host_src, hd, grid, 5, 24);
+    tile_cuda::load_read_once(use_bf16, gpu_src, gd, grid, 5, 24);
+    EXPECT_TRUE(all_equal(gd, hd));
+  }
+}
+
 TEST(TileParityGpu, AtomicAddFromManyBlocks) {
   TESSERA_REQUIRE_GPU();
   Tensor x = random_small_ints({4, 32}, -9, 9);

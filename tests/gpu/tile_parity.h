@@ -44,6 +44,7 @@ inline constexpr int kNumFragmentShapes = int(sizeof(kFragmentShapes) / sizeof(k
                      const Tensor& out0, const Tensor& out1, const Tensor& out2);                             \
   /* src is viewed with column stride 2 when `strided`; blocks form a grid x grid of offsets */               \
   void load_store(bool bf16_elements, bool strided, const Tensor& src, const Tensor& dst, int grid, int64_t step); \
+  void load_read_once(bool bf16_elements, const Tensor& src, const Tensor& dst, int grid, int64_t step, int64_t col_step); \
   void atomic_add(const Tensor& x, const Tensor& out, int blocks);
 namespace tile_host { TESSERA_TILE_TEST_RUNNERS }
 namespace tile_cuda { TESSERA_TILE_TEST_RUNNERS }

@@ -112,15 +112,16 @@ struct MmaFragments {
 };
 
 // Loads at offsets that cross every edge of a strided view, stored at an offset into a larger output:
-// padding, masking and the scalar paths of load and store. Each block handles one offset of the grid.
-template <class T, int R, int C, int TH>
+// padding, masking and the scalar paths of load and store. Each block handles one offset of the grid (rows
+// `step` apart, columns `col_step`). Hints: the load's hints (common.h), which change no value.
+template <class T, int R, int C, int TH, class... Hints>
 struct LoadStoreEdges {
   static constexpr int threads = TH;
-  struct Params { tile::View2<const T> src; tile::View2<T> dst; int64_t step; };
+  struct Params { tile::View2<const T> src; tile::View2<T> dst; int64_t step, col_step; };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t r0 = blk.bid(0) * p.step - R / 2, c0 = blk.bid(1) * p.step - C / 2;
-    const auto t = load<R, C>(blk, p.src, {r0, c0}, -7.f);
+    const int64_t r0 = blk.bid(0) * p.step - R / 2, c0 = blk.bid(1) * p.col_step - C / 2;
+    const auto t = load<R, C>(blk, p.src, {r0, c0}, -7.f, Hints{}...);
     store(blk, p.dst.window(blk.bid(0) * R, blk.bid(1) * C, R, C), {0, 0}, t);
   }
 };

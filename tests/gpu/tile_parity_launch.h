@@ -54,7 +54,17 @@ void load_store(bool bf16_elements, bool strided, const Tensor& src, const Tenso
     using K = LoadStoreEdges<T, 8, 16, 64>;
     auto v = as_rows<const T>(src);
     if (strided) { v.extent[1] = (v.extent[1] + 1) / 2; v.stride[1] = 2; }
-    tile::active::launch<K>({grid, grid}, {v, as_rows<T>(dst), step}, nullptr);
+    tile::active::launch<K>({grid, grid}, {v, as_rows<T>(dst), step, step}, nullptr);
+  };
+  if (bf16_elements) run(bf16{}); else run(float{});
+}
+
+// 8 x 64 tiles (16 bytes or more a thread: the vector path) loaded with both hints, columns col_step apart.
+void load_read_once(bool bf16_elements, const Tensor& src, const Tensor& dst, int grid, int64_t step, int64_t col_step) {
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    using K = LoadStoreEdges<T, 8, 64, 64, tile::ColdEdges, tile::ReadOnce>;
+    tile::active::launch<K>({grid, grid}, {as_rows<const T>(src), as_rows<T>(dst), step, col_step}, nullptr);
   };
   if (bf16_elements) run(bf16{}); else run(float{});
 }

@@ -124,6 +124,21 @@ TILE_HD Coord tile_origin(const Block& blk, int64_t col_tiles) {
 struct ColdEdges {};
 inline constexpr ColdEdges cold_edges{};
 
+// A hint to load (and to the copy engine's load_async): the kernel reads each byte of this view once (a decode
+// step's weights, each read by one block; decode attention's keys and values), so caching it only pushes out
+// what the kernel reads again. Loads into registers take no place in L1, where every block keeps the
+// activation row it multiplies each weight tile by; the copy engine's loads (no L1 on their way) mark their
+// lines in L2 first to leave. Measured on an H200 (bench/results/2026-11-30-h200-session52): the one-row
+// projections' weights read past L1, batch-1 decode steps 1.3-2% faster; the copy engine's weight and K/V tiles
+// evict-first, batch 2-32 steps 2-5% faster. The host backend ignores it.
+struct ReadOnce {};
+inline constexpr ReadOnce read_once{};
+
+template <class Hint, class... Hints>
+inline constexpr bool has_hint = (std::is_same_v<Hint, Hints> || ...);
+template <class... Hints>
+inline constexpr bool only_load_hints = ((std::is_same_v<Hints, ColdEdges> || std::is_same_v<Hints, ReadOnce>) && ...);
+
 // A mask that holds everywhere: where(everywhere, a, b) is a. A kernel whose tiles are padded only at a row's
 // end passes it where the row fills the tile, and the column mask there costs nothing (a mask of 32 elements a
 // thread costs a compare, a select and, past the predicate registers, bit packing: 3-5 instructions each).

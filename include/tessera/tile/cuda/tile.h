@@ -91,6 +91,29 @@ struct chunk_copy {
     for (int i = 0; i < bytes / unit; ++i) reinterpret_cast<W*>(dst)[i] = reinterpret_cast<const W*>(src)[i];
   }
 };
+
+// chunk_copy's load for the ReadOnce hint: 16-byte units are read without a place in L1 (whose lines then stay
+// with what the kernel reads again); narrower chunks (a tile narrower than 16 bytes a thread) load as
+// chunk_copy does. No L2 policy here: with one (evict-first, as the copy engine's ReadOnce loads carry), the
+// batch-1 decode step was 1.4% slower (bench/results/2026-11-30-h200-session52, run 3).
+template <class U, int V>
+struct chunk_read_once {
+  using Copy = chunk_copy<U, V>;
+  __device__ static void run(U* dst, const U* src) {
+    if constexpr (Copy::unit == 16) {
+#pragma unroll
+      for (int i = 0; i < Copy::bytes / 16; ++i) {
+        uint4 w;
+        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+                     : "l"(reinterpret_cast<const uint4*>(src) + i));
+        reinterpret_cast<uint4*>(dst)[i] = w;
+      }
+    } else {
+      Copy::run(dst, src);
+    }
+  }
+};
 }  // namespace detail
 
 namespace detail {
@@ -175,7 +198,7 @@ __device__ __noinline__ void store_edge_chunks_cold(const View2<U> view, Coord a
 // load and store of Blocked tiles: one unpredicated vector access per chunk when the whole tile is inside
 // (tile_inside), the edge paths above otherwise, inline or (COLD) out of line. The local tiles of the
 // out-of-line paths are aligned for the vector accesses of their whole chunks.
-template <bool COLD, int R, int C, int TH, class T>
+template <bool COLD, bool ONCE, int R, int C, int TH, class T>
 __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load_blocked(const View2<T>& view, Coord at,
                                                                                        float pad) {
   using U = std::remove_const_t<T>;
@@ -184,8 +207,13 @@ __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load_
   Tile<U, L> t;
   if (tile_inside<L>(view, at)) {
     const U* base = view.data + at.row * view.stride[0] + at.col;
+    if constexpr (ONCE) {
 #pragma unroll
-    for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + chunk_offset<L>(k, view.stride[0]));
+      for (int k = 0; k < L::chunks; ++k) chunk_read_once<U, L::V>::run(&t.v[k * L::V], base + chunk_offset<L>(k, view.stride[0]));
+    } else {
+#pragma unroll
+      for (int k = 0; k < L::chunks; ++k) Copy::run(&t.v[k * L::V], base + chunk_offset<L>(k, view.stride[0]));
+    }
   } else if constexpr (COLD) {
     alignas(16) Tile<U, L> edges;
     load_edge_chunks_cold(&edges, view, at, convert_element<U>(pad));
@@ -218,14 +246,15 @@ __device__ __forceinline__ void store_blocked(const View2<U>& view, Coord at, co
 // The R x C tile at view(at.row, at.col), `pad` outside the extents. Same contract as host::load.
 template <int R, int C, int TH, class T>
 __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
-                                                                               Coord at, float pad = 0.f) {
-  return detail::load_blocked<false, R, C, TH>(view, at, pad);
+                                                                               Coord at) {
+  return detail::load_blocked<false, false, R, C, TH>(view, at, 0.f);
 }
-// With the ColdEdges hint (common.h): the same result.
-template <int R, int C, int TH, class T>
+// With hints (ColdEdges, ReadOnce: common.h): the same result.
+template <int R, int C, int TH, class T, class... Hints>
 __device__ __forceinline__ Tile<std::remove_const_t<T>, Blocked<R, C, TH>> load(const Block<TH>&, const View2<T>& view,
-                                                                               Coord at, float pad, ColdEdges) {
-  return detail::load_blocked<true, R, C, TH>(view, at, pad);
+                                                                               Coord at, float pad, Hints...) {
+  static_assert(only_load_hints<Hints...>, "load: hints are ColdEdges and ReadOnce");
+  return detail::load_blocked<has_hint<ColdEdges, Hints...>, has_hint<ReadOnce, Hints...>, R, C, TH>(view, at, pad);
 }
 
 template <class T, class U, class L, int TH>

@@ -188,6 +188,12 @@ void load_async(const Block&, const SharedTile<T, R, C>& dst, const TmaTensor<T,
     }
 }
 
+// The ReadOnce hint (common.h) changes only how the GPU caches the copy.
+template <class T, int R, int C>
+void load_async(const Block& blk, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src, Coord at, ReadOnce) {
+  load_async(blk, dst, src, at);
+}
+
 // A tile every block of a cluster loads (cuda/hopper/tma.h: each fetches BR of its rows for all): on the host
 // each block loads all R rows itself.
 template <class T, int R, int C, int BR>
@@ -213,10 +219,12 @@ void load_async(const Block& blk, const SharedTile<T, R, C>& dst, const TmaTenso
 }
 
 // Fills rows [first_row, first_row + BR) of dst with the BR-row box at (at.row, at.col) of plane `plane`.
-template <class T, int R, int C, int BR>
+// The ReadOnce hint (common.h) changes only how the GPU caches the copies.
+template <class T, int R, int C, int BR, class... Hints>
 void load_rows_async(const Block& blk, const SharedTile<T, R, C>& dst, int first_row, const TmaTensor<T, BR, C, 3>& src,
-                     int64_t plane, Coord at) {
+                     int64_t plane, Coord at, Hints...) {
   static_assert(R % BR == 0 && BR % 8 == 0, "boxes of whole 8-row swizzle atoms that tile the rows");
+  static_assert((std::is_same_v<Hints, ReadOnce> && ...), "load_rows_async: the one hint is ReadOnce");
   SharedTile<T, BR, C> rows;
   rows.data = dst.data + int64_t(first_row) * C;
   TmaTensor<T, BR, C, 3> box_src;

@@ -115,9 +115,11 @@ void store(const Block&, const View2<T>& view, Coord at, const Tile<U, R, C>& t)
   }
 }
 
-// The ColdEdges hint (common.h) changes only how the GPU compiles edge tiles.
-template <int R, int C, class T>
-Tile<std::remove_const_t<T>, R, C> load(const Block& blk, const View2<T>& view, Coord at, float pad, ColdEdges) {
+// The hints (ColdEdges, ReadOnce: common.h) change only how the GPU compiles and issues the load.
+template <int R, int C, class T, class... Hints>
+  requires(sizeof...(Hints) > 0)
+Tile<std::remove_const_t<T>, R, C> load(const Block& blk, const View2<T>& view, Coord at, float pad, Hints...) {
+  static_assert(only_load_hints<Hints...>, "load: hints are ColdEdges and ReadOnce");
   return load<R, C>(blk, view, at, pad);
 }
 template <class T, class U, int R, int C>

@@ -135,6 +135,25 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const void* map
   (void)dst; (void)map; (void)col; (void)row; (void)bar; (void)blocks; __trap();
 #endif
 }
+// The L2 policy of the copy engine's ReadOnce loads: their lines are the first to leave L2.
+__device__ __forceinline__ uint64_t evict_first_policy() {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+// The same with an L2 policy for the lines read (evict_first_policy: the ReadOnce hint).
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int32_t col, int32_t row, uint64_t* bar, uint64_t policy) {
+#if TESSERA_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(shared_address(bar)), "l"(policy)
+      : "memory");
+#else
+  (void)dst; (void)map; (void)col; (void)row; (void)bar; (void)policy; __trap();
+#endif
+}
 __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int32_t col, int32_t row, int32_t plane, uint64_t* bar) {
 #if TESSERA_SM90A
   asm volatile(
@@ -144,6 +163,18 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int32_t 
       : "memory");
 #else
   (void)dst; (void)map; (void)col; (void)row; (void)plane; (void)bar; __trap();
+#endif
+}
+__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int32_t col, int32_t row, int32_t plane, uint64_t* bar,
+                                            uint64_t policy) {
+#if TESSERA_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(plane), "r"(shared_address(bar)), "l"(policy)
+      : "memory");
+#else
+  (void)dst; (void)map; (void)col; (void)row; (void)plane; (void)bar; (void)policy; __trap();
 #endif
 }
 // Writes the box at (col, row) of the tensor from shared memory at `src` (swizzled as the map says); elements
@@ -257,6 +288,20 @@ __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T,
     hopper::tma_load_2d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready);
 #endif
 }
+// With the ReadOnce hint (common.h): the box's lines are the first to leave L2.
+template <int TH, class T, int R, int C>
+__device__ __forceinline__ void load_async(const Block<TH>& blk, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src,
+                                           Coord at, ReadOnce) {
+#if TESSERA_SM80_PIPELINE
+  load_async(blk, dst, src, at);
+#else
+  constexpr int P = hopper::panel_cols<T>;
+  const uint64_t policy = hopper::evict_first_policy();
+#pragma unroll
+  for (int p = 0; p < C / P; ++p)
+    hopper::tma_load_2d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready, policy);
+#endif
+}
 
 // A tile that every block of the cluster loads, at the same (at.row, at.col): each of the R / BR blocks
 // fetches BR of its rows (block r rows [r BR, (r + 1) BR)), and the copy engine writes them into every
@@ -293,15 +338,22 @@ __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T,
 // Fills rows [first_row, first_row + BR) of a taller tile with the BR-row box at (at.row, at.col) of plane
 // `plane`: a tile gathered box by box from scattered places (the pages of a KV cache). The stage's barrier
 // expects the whole tile, so every box of the tile must be loaded. first_row is a multiple of BR.
-template <int TH, class T, int R, int C, int BR>
+// ReadOnce (common.h): the boxes' lines are the first to leave L2.
+template <int TH, class T, int R, int C, int BR, class... Hints>
 __device__ __forceinline__ void load_rows_async(const Block<TH>&, const SharedTile<T, R, C>& dst, int first_row,
-                                                const TmaTensor<T, BR, C, 3>& src, int64_t plane, Coord at) {
+                                                const TmaTensor<T, BR, C, 3>& src, int64_t plane, Coord at, Hints...) {
   static_assert(R % BR == 0 && BR % 8 == 0, "boxes of whole 8-row swizzle atoms that tile the rows");
+  static_assert((std::is_same_v<Hints, ReadOnce> && ...), "load_rows_async: the one hint is ReadOnce");
   constexpr int P = hopper::panel_cols<T>;
+  [[maybe_unused]] const uint64_t policy = sizeof...(Hints) > 0 ? hopper::evict_first_policy() : 0;
 #pragma unroll
-  for (int p = 0; p < C / P; ++p)
-    hopper::tma_load_3d(dst.data + p * R * P + first_row * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row),
-                        int32_t(plane), dst.ready);
+  for (int p = 0; p < C / P; ++p) {
+    T* to = dst.data + p * R * P + first_row * P;
+    if constexpr (sizeof...(Hints) > 0)
+      hopper::tma_load_3d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), int32_t(plane), dst.ready, policy);
+    else
+      hopper::tma_load_3d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), int32_t(plane), dst.ready);
+  }
 }
 
 // Leaves dst out of this fill of its stage: a stage whose tiles are not all needed at every step (attention's
