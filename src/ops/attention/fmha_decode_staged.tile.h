@@ -113,8 +113,8 @@ TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, cons
     if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
     if (k_begin + (j + 1) * BN > newest) pipe.wait_for_predecessor();
     for (int box = 0; box < boxes; ++box) {
-      load_rows_async(blk, s.a, box * kCacheBox, first, plane, {rows[box], 0});
-      load_rows_async(blk, s.b, box * kCacheBox, second, plane, {rows[box], 0});
+      load_rows_async(blk, s.a, box * kCacheBox, first, plane, {rows[box], 0}, tile::read_once);
+      load_rows_async(blk, s.b, box * kCacheBox, second, plane, {rows[box], 0}, tile::read_once);
     }
     // The next tile's block table entries, read now: their latency passes while the producer waits for a
     // free stage.

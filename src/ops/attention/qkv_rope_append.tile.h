@@ -65,13 +65,17 @@ struct QkvRopeKvCacheAppend {
     lo.stride[0] = hi.stride[0] = step * head_rows.stride[0];
     hi.data += second * head_rows.stride[0];
 
-    using W = decltype(load<BI, BK>(blk, lo, {j0, 0}));
+    // Each weight byte is read once a call (read_once: it passes through L2 without pushing out what is read again).
+    const auto weight_tile = [&](const tile::View2<const T>& w, int64_t k) {
+      return load<BI, BK>(blk, w, {j0, k}, 0.f, tile::cold_edges, tile::read_once);
+    };
+    using W = decltype(weight_tile(lo, 0));
     W wl[DEPTH], wh[DEPTH];
     const auto ask = [&](int64_t from) {
       TILE_UNROLL(8)
       for (int d = 0; d < DEPTH; ++d) {
-        wl[d] = load<BI, BK>(blk, lo, {j0, from + d * BK}, 0.f, tile::cold_edges);
-        wh[d] = load<BI, BK>(blk, hi, {j0, from + d * BK}, 0.f, tile::cold_edges);
+        wl[d] = weight_tile(lo, from + d * BK);
+        wh[d] = weight_tile(hi, from + d * BK);
       }
     };
     tile::GroupStream groups(K, int64_t(DEPTH) * BK);
@@ -104,8 +108,8 @@ struct QkvRopeKvCacheAppend {
     };
     for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
       const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));
-      x_lo = x_lo + chunk_sums(cast<float>(load<BI, BK>(blk, lo, {j0, k0}, 0.f, tile::cold_edges)) * x);
-      x_hi = x_hi + chunk_sums(cast<float>(load<BI, BK>(blk, hi, {j0, k0}, 0.f, tile::cold_edges)) * x);
+      x_lo = x_lo + chunk_sums(cast<float>(weight_tile(lo, k0)) * x);
+      x_hi = x_hi + chunk_sums(cast<float>(weight_tile(hi, k0)) * x);
     }
     auto y_lo = row_sum(x_lo) + bias_lo, y_hi = row_sum(x_hi) + bias_hi;
     if (kv_head < p.kv_heads) {  // q and k heads

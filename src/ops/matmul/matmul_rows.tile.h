@@ -70,11 +70,13 @@ struct MatmulFewRows {
     // The loops over m are unrolled (M <= 8): indexed by a variable, the accumulators would live in local memory.
     TILE_UNROLL(8)
     for (int m = 0; m < M; ++m) acc[m] = accumulator();
-    using W = decltype(load<BN, BK>(blk, p.b, {n0, 0}));
+    // Each weight byte is read once a call (read_once: it passes through L2 without pushing out what is read again).
+    const auto weight_tile = [&](int64_t k) { return load<BN, BK>(blk, p.b, {n0, k}, 0.f, tile::cold_edges, tile::read_once); };
+    using W = decltype(weight_tile(0));
     W w[DEPTH];
     const auto ask = [&](int64_t from) {
       TILE_UNROLL(8)
-      for (int d = 0; d < DEPTH; ++d) w[d] = load<BN, BK>(blk, p.b, {n0, from + d * BK}, 0.f, tile::cold_edges);
+      for (int d = 0; d < DEPTH; ++d) w[d] = weight_tile(from + d * BK);
     };
     const auto use = [&](int64_t from) {
       TILE_UNROLL(8)
@@ -87,7 +89,7 @@ struct MatmulFewRows {
     tile::GroupStream groups(K, int64_t(DEPTH) * BK);
     groups.start(blk, p.weights_settled, ask);
     for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
-      const auto wk = cast<float>(load<BN, BK>(blk, p.b, {n0, k0}, 0.f, tile::cold_edges));
+      const auto wk = cast<float>(weight_tile(k0));
       TILE_UNROLL(8)
       for (int m = 0; m < M; ++m) acc[m] = accumulate(acc[m], wk * cast<float>(load<1, BK>(blk, p.a, {m, k0})));
     }

@@ -40,13 +40,17 @@ struct MatmulFewRowsSiluAndMul {
     const int64_t i0 = blk.bid(0) * BI, K = p.a.extent[1];
     auto gate = chunk_sums(zeros<float, BI, BK>(blk));
     auto up = chunk_sums(zeros<float, BI, BK>(blk));
-    using W = decltype(load<BI, BK>(blk, p.gate, {i0, 0}));
+    // Each weight byte is read once a call (read_once: it passes through L2 without pushing out what is read again).
+    const auto weight_tile = [&](const tile::View2<const T>& w, int64_t k) {
+      return load<BI, BK>(blk, w, {i0, k}, 0.f, tile::cold_edges, tile::read_once);
+    };
+    using W = decltype(weight_tile(p.gate, 0));
     W wg[DEPTH], wu[DEPTH];
     const auto ask = [&](int64_t from) {
       TILE_UNROLL(8)
       for (int d = 0; d < DEPTH; ++d) {
-        wg[d] = load<BI, BK>(blk, p.gate, {i0, from + d * BK}, 0.f, tile::cold_edges);
-        wu[d] = load<BI, BK>(blk, p.up, {i0, from + d * BK}, 0.f, tile::cold_edges);
+        wg[d] = weight_tile(p.gate, from + d * BK);
+        wu[d] = weight_tile(p.up, from + d * BK);
       }
     };
     const auto use = [&](int64_t from) {
@@ -61,8 +65,8 @@ struct MatmulFewRowsSiluAndMul {
     groups.start(blk, p.weights_settled, ask);
     for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
       const auto x = cast<float>(load<1, BK>(blk, p.a, {0, k0}));
-      gate = gate + chunk_sums(cast<float>(load<BI, BK>(blk, p.gate, {i0, k0}, 0.f, tile::cold_edges)) * x);
-      up = up + chunk_sums(cast<float>(load<BI, BK>(blk, p.up, {i0, k0}, 0.f, tile::cold_edges)) * x);
+      gate = gate + chunk_sums(cast<float>(weight_tile(p.gate, k0)) * x);
+      up = up + chunk_sums(cast<float>(weight_tile(p.up, k0)) * x);
     }
     const auto g = row_sum(gate), u = row_sum(up);  // BI x 1
     store(blk, p.c, {i0, 0}, cast<T>(g * sigmoid(g) * u));

@@ -80,7 +80,7 @@ struct MatmulSwapAB {
       const int64_t n0 = t.row * BW;
       const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
       pipe.producer(ks.count, [&](Stage& s, int64_t k) {
-        load_async(blk, s.a, p.b, {n0, (ks.first + k) * BK});
+        load_async(blk, s.a, p.b, {n0, (ks.first + k) * BK}, tile::read_once);  // each weight byte once a call
         load_async(blk, s.b, p.a, {0, (ks.first + k) * BK});
       });
       pipe.consumers([&] {
