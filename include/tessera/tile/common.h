@@ -126,7 +126,7 @@ inline constexpr ColdEdges cold_edges{};
 
 // A hint to load (and to the copy engine's load_async): the kernel reads each byte of this view once (a decode
 // step's weights, each read by one block; decode attention's keys and values), so caching it only pushes out
-// what the kernel reads again. Loads into registers take no place in L1, where every block keeps the
+// what the kernel reads again. Loads into registers leave L1 first (evict-first), where every block keeps the
 // activation row it multiplies each weight tile by; the copy engine's loads (no L1 on their way) mark their
 // lines in L2 first to leave. Measured on an H200 (bench/results/2026-11-30-h200-session52): the one-row
 // projections' weights read past L1, batch-1 decode steps 1.3-2% faster; the copy engine's weight and K/V tiles

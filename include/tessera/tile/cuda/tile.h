@@ -92,10 +92,12 @@ struct chunk_copy {
   }
 };
 
-// chunk_copy's load for the ReadOnce hint: 16-byte units are read without a place in L1 (whose lines then stay
-// with what the kernel reads again); narrower chunks (a tile narrower than 16 bytes a thread) load as
-// chunk_copy does. No L2 policy here: with one (evict-first, as the copy engine's ReadOnce loads carry), the
-// batch-1 decode step was 1.4% slower (bench/results/2026-11-30-h200-session52, run 3).
+// chunk_copy's load for the ReadOnce hint: 16-byte units are read with L1's evict-first policy (their lines are
+// the first to leave L1, whose other lines then stay with what the kernel reads again); narrower chunks (a tile
+// narrower than 16 bytes a thread) load as chunk_copy does. Measured on an H200 against the other L1 forms
+// (bench/results/2026-11-30-h200-session52, run 5: batch-1 decode step against unhinted loads, evict-first
+// -2.0%, L1::no_allocate -1.8%, nc.L1::no_allocate -1.0%). No L2 policy here: with one (evict-first, as the copy
+// engine's ReadOnce loads carry), the batch-1 decode step was 1.4% slower (same notes, run 3).
 template <class U, int V>
 struct chunk_read_once {
   using Copy = chunk_copy<U, V>;
@@ -104,7 +106,7 @@ struct chunk_read_once {
 #pragma unroll
       for (int i = 0; i < Copy::bytes / 16; ++i) {
         uint4 w;
-        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        asm volatile("ld.global.L1::evict_first.v4.u32 {%0, %1, %2, %3}, [%4];"
                      : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
                      : "l"(reinterpret_cast<const uint4*>(src) + i));
         reinterpret_cast<uint4*>(dst)[i] = w;

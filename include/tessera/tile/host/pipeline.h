@@ -176,9 +176,11 @@ Pipeline<Shape> make_pipeline(const Block&) { return {}; }
 template <class T, int R, int C>
 void prefetch(const Block&, const TmaTensor<T, R, C>&, Coord) {}
 
-// Copies the box at (at.row, at.col) of src into dst, zeros outside src's extents.
-template <class T, int R, int C>
-void load_async(const Block&, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src, Coord at) {
+// Copies the box at (at.row, at.col) of src into dst, zeros outside src's extents. The ReadOnce hint (common.h)
+// changes only how the GPU caches the copy.
+template <class T, int R, int C, class... Hints>
+void load_async(const Block&, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src, Coord at, Hints...) {
+  static_assert((std::is_same_v<Hints, ReadOnce> && ...), "load_async: the one hint is ReadOnce");
   const auto& v = src.view;
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) {
@@ -186,12 +188,6 @@ void load_async(const Block&, const SharedTile<T, R, C>& dst, const TmaTensor<T,
       const bool in = gr >= 0 && gr < v.extent[0] && gc >= 0 && gc < v.extent[1];
       dst.data[r * C + c] = in ? v.data[gr * v.stride[0] + gc * v.stride[1]] : T{};
     }
-}
-
-// The ReadOnce hint (common.h) changes only how the GPU caches the copy.
-template <class T, int R, int C>
-void load_async(const Block& blk, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src, Coord at, ReadOnce) {
-  load_async(blk, dst, src, at);
 }
 
 // A tile every block of a cluster loads (cuda/hopper/tma.h: each fetches BR of its rows for all): on the host

@@ -275,31 +275,25 @@ __device__ __forceinline__ void copy_tile_pieces(const SharedTile<T, R, C>& dst,
 
 // Starts the copy of the box at (at.row, at.col) into `dst`; it completes on dst's stage barrier. Called by
 // the producer role: on Hopper one thread (the copy engine), on sm_80 every producer thread (its pieces).
-// Elements outside the tensor arrive as zeros.
-template <int TH, class T, int R, int C>
+// Elements outside the tensor arrive as zeros. ReadOnce (common.h): the box's lines are the first to leave L2
+// (the sm_80 pipeline's copies ignore it).
+template <int TH, class T, int R, int C, class... Hints>
 __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src,
-                                           Coord at) {
+                                           Coord at, Hints...) {
+  static_assert((std::is_same_v<Hints, ReadOnce> && ...), "load_async: the one hint is ReadOnce");
 #if TESSERA_SM80_PIPELINE
   hopper::copy_tile_pieces(dst, src.view, at);
 #else
   constexpr int P = hopper::panel_cols<T>;
+  [[maybe_unused]] const uint64_t policy = sizeof...(Hints) > 0 ? hopper::evict_first_policy() : 0;
 #pragma unroll
-  for (int p = 0; p < C / P; ++p)
-    hopper::tma_load_2d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready);
-#endif
-}
-// With the ReadOnce hint (common.h): the box's lines are the first to leave L2.
-template <int TH, class T, int R, int C>
-__device__ __forceinline__ void load_async(const Block<TH>& blk, const SharedTile<T, R, C>& dst, const TmaTensor<T, R, C>& src,
-                                           Coord at, ReadOnce) {
-#if TESSERA_SM80_PIPELINE
-  load_async(blk, dst, src, at);
-#else
-  constexpr int P = hopper::panel_cols<T>;
-  const uint64_t policy = hopper::evict_first_policy();
-#pragma unroll
-  for (int p = 0; p < C / P; ++p)
-    hopper::tma_load_2d(dst.data + p * R * P, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready, policy);
+  for (int p = 0; p < C / P; ++p) {
+    T* to = dst.data + p * R * P;
+    if constexpr (sizeof...(Hints) > 0)
+      hopper::tma_load_2d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready, policy);
+    else
+      hopper::tma_load_2d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), dst.ready);
+  }
 #endif
 }
 
