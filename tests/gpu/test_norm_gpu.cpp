@@ -19,5 +19,8 @@ TEST_F(NormGpu, LayerNormMatchesReference) {
   for (DType dt : kFloatDTypes)
     for (const auto& s : kNormShapes) check_layer_norm(Device::cuda(), dispatch::Backend::tile_cuda, dt, s);
 }
+TEST_F(NormGpu, RmsNormWithSettledWeightReadsItsInputAfterTheKernelBefore) {
+  check_rms_norm_with_settled_weight(Device::cuda(), dispatch::Backend::tile_cuda);
+}
 TEST_F(NormGpu, BadInputIsAnErrorAndWritesNothing) { check_norm_bad_input(Device::cuda(), dispatch::Backend::tile_cuda); }
 }  // namespace tessera::testing

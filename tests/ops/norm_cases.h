@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/test_util.h"
+#include "tessera/ops/elementwise.h"
 #include "tessera/ops/norm.h"
 
 namespace tessera::testing {
@@ -73,6 +74,40 @@ inline void check_norm_bad_input(Device dev, dispatch::Backend backend) {
   for (float v : floats(y)) ASSERT_TRUE(std::isnan(v));
 }
 
+// rms_norm with Options::weights_settled, right after the kernel that writes its input (a cast into x, or into
+// the residual, which held NaN before it): the one-pass kernels ask for the weight before they wait for that
+// kernel, and must read x and the residual only after it. Rows of a decode step (1 and 2 rows of 4096), of the
+// other one-pass kernels and of the multi-pass one; an f32 stream into bf16 and bf16 alone; three rounds each.
+inline void check_rms_norm_with_settled_weight(Device dev, dispatch::Backend backend) {
+  const ops::Options settled{backend, nullptr, true}, reference{dispatch::Backend::reference};
+  const float eps = 1e-5f;
+  for (const auto& shape : {Shape{1, 4096}, Shape{2, 4096}, Shape{3, 1000}, Shape{5, 3001}, Shape{2, 8192}, Shape{1, 8195}})
+    for (DType dt : {DType::f32, DType::bf16})
+      for (bool residual : {false, true}) {
+        const DType out = DType::bf16;
+        const int64_t n = shape.back();
+        SCOPED_TRACE(std::string(dtype_name(dt)) + shape_str(shape) + (residual ? " residual" : ""));
+        // `written` is what the cast right before the norm writes (x, or the residual); `values` its contents.
+        const Tensor values = random_tensor(shape, DType::f32, dev, -2, 2), w = random_tensor({n}, out, dev, 0.5, 1.5);
+        const Tensor x = random_tensor(shape, dt, dev, -2, 2), written = poisoned(shape, dt, dev), poison = poisoned(shape, dt, dev);
+        const Tensor want_values = poisoned(shape, dt, dev);
+        ops::cast(values, want_values, reference);
+        const Tensor y_ref = poisoned(shape, out, dev), sum_ref = poisoned(shape, dt, dev);
+        if (residual) ops::rms_norm_residual(x, want_values, sum_ref, w, y_ref, eps, reference);
+        else ops::rms_norm(want_values, w, y_ref, eps, reference);
+        for (int round = 0; round < 3; ++round) {
+          SCOPED_TRACE("round " + std::to_string(round));
+          copy_bytes(written.data(), dev, poison.data(), dev, size_t(written.nbytes()));
+          const Tensor y = poisoned(shape, out, dev), sum = poisoned(shape, dt, dev);
+          ops::cast(values, written, {backend});
+          if (residual) ops::rms_norm_residual(x, written, sum, w, y, eps, settled);
+          else ops::rms_norm(written, w, y, eps, settled);
+          EXPECT_TRUE(all_close(y, y_ref, tolerance_for(out)));
+          if (residual) EXPECT_TRUE(all_equal(sum, sum_ref));
+        }
+      }
+}
+
 #define TESSERA_NORM_TESTS(Suite, DEVICE, BACKEND)                                                        \
   TEST(Suite, RmsNormMatchesReference) {                                                                  \
     for (DType dt : kFloatDTypes)                                                                         \
@@ -93,6 +128,9 @@ inline void check_norm_bad_input(Device dev, dispatch::Backend backend) {
         check_rms_norm(DEVICE, BACKEND, DType::f32, s, true, out);                                        \
         check_layer_norm(DEVICE, BACKEND, DType::f32, s, out);                                            \
       }                                                                                                   \
+  }                                                                                                       \
+  TEST(Suite, RmsNormWithSettledWeightReadsItsInputAfterTheKernelBefore) {                               \
+    check_rms_norm_with_settled_weight(DEVICE, BACKEND);                                                  \
   }                                                                                                       \
   TEST(Suite, BadInputIsAnErrorAndWritesNothing) { check_norm_bad_input(DEVICE, BACKEND); }
 

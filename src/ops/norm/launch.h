@@ -42,6 +42,7 @@ void launch_rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
   p.y = as_rows<Y>(a.y);
   p.eps = a.eps;
   p.has_residual = a.has_residual();
+  p.weight_settled = opt.weights_settled;
   if (p.has_residual) {
     p.residual = as_rows<const X>(a.residual);
     p.sum_out = as_rows<X>(a.residual_out);
