@@ -33,9 +33,9 @@ void visit_norm_dtypes(DType x, DType y, F&& f) {
   });
 }
 
-template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS>
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS, int MIN_BLOCKS, bool WEIGHT_FIRST = false>
 void launch_rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
-  using K = tile::MinBlocksPerSm<kernels::RmsNorm<X, Y, ROWS, COLS, THREADS, ONE_PASS>, MIN_BLOCKS>;
+  using K = tile::MinBlocksPerSm<kernels::RmsNorm<X, Y, ROWS, COLS, THREADS, ONE_PASS, WEIGHT_FIRST>, MIN_BLOCKS>;
   typename K::Params p{};
   p.x = as_rows<const X>(a.x);
   p.weight = as_rows<const Y>(a.weight.reshape({1, a.weight.numel()}));
@@ -73,7 +73,8 @@ void rms_norm(const RmsNormArgs& a, const dispatch::Options& opt) {
     if (n <= 1024) launch_rms_norm<X, Y, 4, 1024, 128, true, 1>(a, opt);
     // A decode step's few rows: one block a row either way, so a block of 512 threads has a quarter of the
     // loads in series of 128 (its latency is the kernel's time; many rows want the smaller blocks, 6 an SM).
-    else if (n <= 4096 && rows <= 64) launch_rms_norm<X, Y, 1, 4096, 512, true, 1>(a, opt);
+    // Its weight is asked for before the wait for the kernel before, where settled (rms_norm.tile.h).
+    else if (n <= 4096 && rows <= 64) launch_rms_norm<X, Y, 1, 4096, 512, true, 1, true>(a, opt);
     else if (n <= 4096) launch_rms_norm<X, Y, 1, 4096, 128, true, 6>(a, opt);
     else if (n <= 8192) launch_rms_norm<X, Y, 1, 8192, 256, true, 3>(a, opt);
     else launch_rms_norm<X, Y, 1, 8192, 256, false, 1>(a, opt);

@@ -10,16 +10,18 @@
 // guarantees n <= COLS, so the two-pass code is not compiled (its registers would lower the occupancy of
 // the one-pass path). X is the type of x, the residual and the sum; Y that of y and the weight (an fp32
 // residual stream normalised into 16-bit activations).
-// Where the caller promises that the kernel before this one did not write the weight (Options::weights_settled:
-// a model's norm weight), the one-pass path asks for it before waiting for that kernel, so that its trip to DRAM
-// passes while that kernel ends; x and the residual, which that kernel may write, are read after the wait. A
-// decode step's norm is one block whose time is that chain of round trips.
+// WEIGHT_FIRST (a decode step's few rows, one block a row): where the caller promises that the kernel before this
+// one did not write the weight (Options::weights_settled: a model's norm weight), the one-pass path asks for it
+// before waiting for that kernel, so that its trip to DRAM passes while that kernel ends; x and the residual,
+// which that kernel may write, are read after the wait. Such a norm is one block whose time is that chain of
+// round trips. Many rows keep the wait at the kernel's entry and the weight after x: the weight-first form ran
+// 16384 x 8192 at 61% of copy bandwidth against 88-90% (H200, bench/results/2026-11-30-h200-session53, run 5).
 #pragma once
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
 
-template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS = false>
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS = false, bool WEIGHT_FIRST = false>
 struct RmsNorm {
   static constexpr int threads = THREADS;
   struct Params {
@@ -31,28 +33,39 @@ struct RmsNorm {
     bool has_residual;
     bool weight_settled;  // weight was not written by the kernel before (Options::weights_settled)
   };
-  static constexpr bool waits_for_predecessor = true;  // after the weight, where it is settled
+  static constexpr bool waits_for_predecessor = WEIGHT_FIRST;  // after the weight, where it is settled
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     const int64_t r0 = blk.bid(0) * ROWS;
     const int64_t n = p.x.extent[1];
     if (ONE_PASS || n <= COLS) {
-      // Kept in its own type until used: a cast here would wait for the load before the wait.
-      const auto w = weight_then_wait(blk, p);
-      auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
-      if (p.has_residual) {
-        h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, 0}));
-        store(blk, p.sum_out, {r0, 0}, cast<X>(h));
+      if constexpr (WEIGHT_FIRST) {
+        // Kept in its own type until used: a cast here would wait for the load before the wait.
+        const auto w = weight_then_wait(blk, p);
+        one_pass(blk, p, r0, n, [&] { return w; });
+      } else {
+        one_pass(blk, p, r0, n, [&] { return load<1, COLS>(blk, p.weight, {0, 0}); });
       }
-      const auto inv_rms = rsqrt(row_sum(h * h) / float(n) + p.eps);
-      store(blk, p.y, {r0, 0}, cast<Y>(h * inv_rms * cast<float>(w)));
       return;
     }
     if constexpr (!ONE_PASS) {
-      wait_for_predecessor(blk);
+      if constexpr (WEIGHT_FIRST) wait_for_predecessor(blk);
       two_pass(blk, p, r0, n);
     }
+  }
+
+  // The row read once; weight() gives the weight's tile (loaded there, or before the wait).
+  template <class Block, class Weight>
+  TILE_DEVICE void one_pass(Block& blk, const Params& p, int64_t r0, int64_t n, Weight&& weight) const {
+    auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
+    if (p.has_residual) {
+      h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, 0}));
+      store(blk, p.sum_out, {r0, 0}, cast<X>(h));
+    }
+    const auto w = weight();  // in flight during the reduction
+    const auto inv_rms = rsqrt(row_sum(h * h) / float(n) + p.eps);
+    store(blk, p.y, {r0, 0}, cast<Y>(h * inv_rms * cast<float>(w)));
   }
 
   // The weight's tile, asked for before the wait for the kernel before this one where it is settled.
