@@ -75,9 +75,10 @@ inline void check_norm_bad_input(Device dev, dispatch::Backend backend) {
 }
 
 // rms_norm with Options::weights_settled, right after the kernel that writes its input (a cast into x, or into
-// the residual, which held NaN before it): the one-pass kernels ask for the weight before they wait for that
-// kernel, and must read x and the residual only after it. Rows of a decode step (1 and 2 rows of 4096), of the
-// other one-pass kernels and of the multi-pass one; an f32 stream into bf16 and bf16 alone; three rounds each.
+// the residual, which held NaN before it): the kernel for a decode step's few rows asks for the weight before it
+// waits for that kernel, and must read x and the residual only after it; the others ignore the promise. Its rows
+// (1 and 2 of 4096, 5 of 3001), those of the other one-pass kernels (3 x 1000, 2 x 8192) and of the multi-pass
+// one (1 x 8195); an f32 stream into bf16 and bf16 alone; three rounds each.
 inline void check_rms_norm_with_settled_weight(Device dev, dispatch::Backend backend) {
   const ops::Options settled{backend, nullptr, true}, reference{dispatch::Backend::reference};
   const float eps = 1e-5f;

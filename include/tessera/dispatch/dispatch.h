@@ -32,7 +32,7 @@ struct Options {
   // A promise that the call's weights (matmul's b, matmul_silu_and_mul's and qkv_rope_kv_cache_append's w,
   // rms_norm's weight) were not written by the kernel launched just before it in the stream (a model's weights,
   // written at load). On Hopper the few-rows projection kernels then ask for their first weight tiles, and
-  // rms_norm's one-pass kernels for the weight, while that kernel finishes.
+  // rms_norm's kernel for a decode step's few rows for the weight, while that kernel finishes.
   // Leave it false when unsure: a broken promise reads stale weights.
   bool weights_settled = false;
 };

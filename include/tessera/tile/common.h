@@ -128,9 +128,9 @@ inline constexpr ColdEdges cold_edges{};
 // step's weights, each read by one block; decode attention's keys and values), so caching it only pushes out
 // what the kernel reads again. Loads into registers leave L1 first (evict-first), where every block keeps the
 // activation row it multiplies each weight tile by; the copy engine's loads (no L1 on their way) mark their
-// lines in L2 first to leave. Measured on an H200 (bench/results/2026-11-30-h200-session52): the one-row
-// projections' weights read past L1, batch-1 decode steps 1.3-2% faster; the copy engine's weight and K/V tiles
-// evict-first, batch 2-32 steps 2-5% faster. The host backend ignores it.
+// lines in L2 first to leave. Measured on an H200 (bench/results/2026-11-30-h200-session52, run 5): the one-row
+// projections' weights evict-first in L1, batch-1 decode steps 2% faster than with plain loads; the copy
+// engine's weight and K/V tiles evict-first, batch 2-32 steps 2-5% faster. The host backend ignores it.
 struct ReadOnce {};
 inline constexpr ReadOnce read_once{};
 

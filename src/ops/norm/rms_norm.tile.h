@@ -45,7 +45,7 @@ struct RmsNorm {
         const auto w = weight_then_wait(blk, p);
         one_pass(blk, p, r0, n, [&] { return w; });
       } else {
-        one_pass(blk, p, r0, n, [&] { return load<1, COLS>(blk, p.weight, {0, 0}); });
+        one_pass(blk, p, r0, n, [&] { return weight_tile(blk, p); });
       }
       return;
     }
@@ -68,16 +68,21 @@ struct RmsNorm {
     store(blk, p.y, {r0, 0}, cast<Y>(h * inv_rms * cast<float>(w)));
   }
 
+  template <class Block>
+  TILE_DEVICE auto weight_tile(Block& blk, const Params& p) const {
+    return load<1, COLS>(blk, p.weight, {0, 0});
+  }
+
   // The weight's tile, asked for before the wait for the kernel before this one where it is settled.
   template <class Block>
   TILE_DEVICE auto weight_then_wait(Block& blk, const Params& p) const {
     if (p.weight_settled) {
-      const auto w = load<1, COLS>(blk, p.weight, {0, 0});
+      const auto w = weight_tile(blk, p);
       wait_for_predecessor(blk);
       return w;
     }
     wait_for_predecessor(blk);
-    return load<1, COLS>(blk, p.weight, {0, 0});
+    return weight_tile(blk, p);
   }
 
   template <class Block>
