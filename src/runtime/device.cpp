@@ -195,6 +195,16 @@ void copy_bytes_after(void* dst, Device dst_device, const void* src, Device src_
 #endif
 }
 
+void copy_bytes_async(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
+                      [[maybe_unused]] StreamHandle stream) {
+  if (bytes == 0) return;
+  if (dst_device.is_cpu() && src_device.is_cpu()) { std::memmove(dst, src, bytes); return; }
+  require_cuda("copy_bytes_async");
+#if TESSERA_WITH_CUDA
+  TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+#endif
+}
+
 bool stream_is_capturing([[maybe_unused]] StreamHandle stream) {
 #if TESSERA_WITH_CUDA
   if (!cuda_available()) return false;

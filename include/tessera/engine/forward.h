@@ -27,7 +27,7 @@ struct RunLimits {
 // Pages are handed to sequences as they grow and come back when a sequence is reset.
 struct PagedKvCache {
   int page_size = 0, num_pages = 0, max_pages_per_seq = 0, max_seq_len = 0;
-  std::vector<ops::KvCache> layers;       // block_table is set per step (see StepBuffers::block_table)
+  std::vector<ops::KvCache> layers;       // block_table is set per step (a view of StepBuffers::inputs)
   std::vector<std::vector<int>> pages;    // per sequence slot: its pages, in order
   std::vector<int> seq_len;               // per sequence slot: tokens cached
   std::vector<int> free_pages;
@@ -39,17 +39,23 @@ struct StepBuffers {
   // The CUDA stream every op of a step is issued on (nullptr: the default stream). The step synchronises it
   // before reading the logits back.
   StreamHandle stream = nullptr;
-  // Inputs (device): token ids, positions, cache slots (i64), cu_seqlens [B + 1], seq_lens [B], the row of
-  // each sequence's last token, and the block table rows of the step's sequences.
-  Tensor ids, positions, slots, cu_seqlens, seq_lens, last_rows, block_table;
+  // The step's small inputs: cache slots (i64), token ids, positions, cu_seqlens [B + 1], seq_lens [B], the row
+  // of each sequence's last token, and the block table rows [B, table_width] of the step's sequences. Packed
+  // back to back (each at a 16-byte boundary) in a page-locked host buffer and sent in one copy queued on the
+  // step's stream, into `inputs` on the device: a step of given T and B always finds each at the same place,
+  // so a captured decode graph reads the new step's values.
+  Tensor inputs;                     // device bytes (u8), sized for max_tokens and max_batch
+  HostBuffer<uint8_t> host_inputs;   // the same size, page-locked for a CUDA model
+  int64_t table_width = 0;           // block table entries per sequence
+  bool inputs_in_flight = false;     // a queued copy may still be reading host_inputs (until the step's end)
   // Activations (device, compute dtype). qkv holds [q | k | v] per token, or (models with q/k norms) three
   // contiguous blocks q [T, Hq*D], k [T, Hkv*D], v [T, Hkv*D] one after the other.
   Tensor x, xn, qkv, attn, mlp_in, mlp_act, positional, last_hidden, last_normed;
   Tensor logits;                   // [max_batch, vocab] f32 on the device
   HostBuffer<float> host_logits;   // [batch, vocab] of the last step, on the host (StepResult::logits)
   Tensor next_tokens;              // [max_batch] i32 on the device: each row's greedy token
-  std::vector<int32_t> host_tokens;  // [batch] of the last step, on the host (StepResult::greedy_tokens)
-  // Host staging of the inputs (capacity reserved once).
+  HostBuffer<int32_t> host_tokens;  // [batch] of the last step, on the host (StepResult::greedy_tokens)
+  // The inputs as plan_step lays them out (capacity reserved once), before they are packed into host_inputs.
   std::vector<int32_t> h_ids, h_positions, h_cu, h_lens, h_last, h_table;
   std::vector<int64_t> h_slots;
   // Decode steps replayed as CUDA graphs (see enable_cuda_graphs): one graph per batch size, captured on the
@@ -67,8 +73,9 @@ struct StepBuffers {
 PagedKvCache make_kv_cache(const Model& model, const RunLimits& limits);
 StepBuffers make_step_buffers(const Model& model, const RunLimits& limits);
 // Runs the steps on a stream of their own and replays decode steps of one token per sequence as CUDA graphs:
-// the layers, final norm and lm_head of a decode step are captured once per batch size and then launched as
-// one graph (the inputs live in the fixed step buffers, so a replay reads the new step's ids and positions).
+// the embedding, layers, final norm and lm_head of a decode step are captured once per batch size and then
+// launched as one graph (the inputs live in the fixed step buffers, so a replay reads the new step's ids and
+// positions).
 // CUDA models only (an unsupported error otherwise). If a capture fails, the steps fall back to eager launches
 // with a warning.
 void enable_cuda_graphs(const Model& model, StepBuffers& buffers);

@@ -50,6 +50,10 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
 // between CPU buffers); returns when the copy is done. Waits for that stream only, not the whole device.
 void copy_bytes_after(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
                       StreamHandle stream);
+// The same, queued on `stream` without waiting: the host returns at once. A host buffer on either side must be
+// page-locked (alloc_host_memory) and must not change until the stream has passed the copy.
+void copy_bytes_async(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
+                      StreamHandle stream);
 void synchronize(Device device);
 // Whether `stream` is being captured into a CUDA graph (then nothing may wait for it or time it); true when
 // CUDA cannot tell, false without CUDA.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "engine/model/step.h"
@@ -22,11 +23,32 @@ Tensor rows_of(const Tensor& buffer, const Shape& shape) {
   return Tensor::view(buffer.data(), shape, buffer.dtype(), buffer.device());
 }
 
+// Where each of a step's inputs sits in StepBuffers::inputs (and host_inputs), in bytes: a function of the
+// step's tokens T, sequences B and the block table's width alone.
+struct InputLayout {
+  size_t slots = 0, ids = 0, positions = 0, cu_seqlens = 0, seq_lens = 0, last_rows = 0, block_table = 0, bytes = 0;
+};
+
+InputLayout input_layout(int64_t T, int64_t B, int64_t table_width) {
+  InputLayout l;
+  const auto take = [&](int64_t count, size_t elem) {
+    const size_t at = l.bytes;
+    l.bytes += (size_t(count) * elem + 15) / 16 * 16;
+    return at;
+  };
+  l.slots = take(T, sizeof(int64_t));
+  l.ids = take(T, sizeof(int32_t));
+  l.positions = take(T, sizeof(int32_t));
+  l.cu_seqlens = take(B + 1, sizeof(int32_t));
+  l.seq_lens = take(B, sizeof(int32_t));
+  l.last_rows = take(B, sizeof(int32_t));
+  l.block_table = take(B * table_width, sizeof(int32_t));
+  return l;
+}
+
 template <class T>
-void upload(const std::vector<T>& host, const Tensor& device_buffer) {
-  if (host.empty()) return;
-  check(int64_t(host.size()) <= device_buffer.numel(), "forward: a step input outgrew its buffer");
-  copy_bytes(device_buffer.data(), device_buffer.device(), host.data(), Device::cpu(), host.size() * sizeof(T));
+void pack(const std::vector<T>& values, HostBuffer<uint8_t>& host, size_t at) {
+  if (!values.empty()) std::memcpy(host.data() + at, values.data(), values.size() * sizeof(T));
 }
 
 int64_t qkv_features(const ModelConfig& c) { return int64_t(c.num_heads + 2 * c.num_kv_heads) * c.head_dim; }
@@ -66,13 +88,11 @@ StepBuffers make_step_buffers(const Model& model, const RunLimits& limits) {
   b.limits = limits;
   const int max_seq = limits.max_seq_len > 0 ? limits.max_seq_len : std::min(c.max_position_embeddings > 0 ? c.max_position_embeddings : 4096, 4096);
   const int64_t pages_per_seq = (max_seq + limits.page_size - 1) / limits.page_size;
-  b.ids = Tensor::empty({T}, DType::i32, dev);
-  b.positions = Tensor::empty({T}, DType::i32, dev);
-  b.slots = Tensor::empty({T}, DType::i64, dev);
-  b.cu_seqlens = Tensor::empty({B + 1}, DType::i32, dev);
-  b.seq_lens = Tensor::empty({B}, DType::i32, dev);
-  b.last_rows = Tensor::empty({B}, DType::i32, dev);
-  b.block_table = Tensor::empty({B, pages_per_seq}, DType::i32, dev);
+  b.table_width = pages_per_seq;
+  // Sized for the largest step; a step of fewer tokens or sequences packs its inputs closer together.
+  const size_t input_bytes = input_layout(T, B, pages_per_seq).bytes;
+  b.inputs = Tensor::empty({int64_t(input_bytes)}, DType::u8, dev);
+  b.host_inputs = HostBuffer<uint8_t>(input_bytes, dev);
   b.x = Tensor::empty({T, H}, DType::f32, dev);
   b.xn = Tensor::empty({T, H}, dt, dev);
   b.qkv = Tensor::empty({T, qkv_features(c)}, dt, dev);
@@ -86,7 +106,7 @@ StepBuffers make_step_buffers(const Model& model, const RunLimits& limits) {
   b.logits = Tensor::empty({B, int64_t(c.vocab_size)}, DType::f32, dev);
   b.host_logits = HostBuffer<float>(size_t(B) * size_t(c.vocab_size), dev);
   b.next_tokens = Tensor::empty({B}, DType::i32, dev);
-  b.host_tokens.resize(size_t(B));
+  b.host_tokens = HostBuffer<int32_t>(size_t(B), dev);
   b.h_ids.reserve(size_t(T));
   b.h_positions.reserve(size_t(T));
   b.h_slots.reserve(size_t(T));
@@ -209,7 +229,7 @@ bool validate_step(const ModelConfig& c, const PagedKvCache& cache, const StepBu
 void plan_step(PagedKvCache& cache, StepBuffers& b, std::span<const SequenceTokens> batch) {
   b.h_ids.clear(); b.h_positions.clear(); b.h_slots.clear(); b.h_cu.clear(); b.h_lens.clear(); b.h_last.clear(); b.h_table.clear();
   b.h_cu.push_back(0);
-  const int64_t table_width = b.block_table.size(1);
+  const int64_t table_width = b.table_width;
   for (const auto& seq : batch) {
     const size_t slot = size_t(seq.slot);
     const int start = cache.seq_len[slot], n = int(seq.tokens.size());
@@ -233,17 +253,26 @@ void plan_step(PagedKvCache& cache, StepBuffers& b, std::span<const SequenceToke
   }
 }
 
-// Uploads the staged inputs and returns this step's views of the step buffers.
+// Sends the staged inputs to the device in one copy queued on the step's stream (the host does not wait for
+// it) and returns this step's views of the step buffers.
 Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
   const ModelConfig& c = model.config;
-  const int64_t T = int64_t(b.h_ids.size()), table_width = b.block_table.size(1);
-  upload(b.h_ids, b.ids);
-  upload(b.h_positions, b.positions);
-  upload(b.h_slots, b.slots);
-  upload(b.h_cu, b.cu_seqlens);
-  upload(b.h_lens, b.seq_lens);
-  upload(b.h_last, b.last_rows);
-  upload(b.h_table, b.block_table);
+  const int64_t T = int64_t(b.h_ids.size()), table_width = b.table_width;
+  const InputLayout l = input_layout(T, B, table_width);
+  check(l.bytes <= b.host_inputs.size(), "forward: a step's inputs outgrew their buffer");
+  // A step that threw after its upload was queued may have left the copy reading host_inputs.
+  if (b.inputs_in_flight && model.device.is_cuda()) synchronize(model.device);
+  pack(b.h_slots, b.host_inputs, l.slots);
+  pack(b.h_ids, b.host_inputs, l.ids);
+  pack(b.h_positions, b.host_inputs, l.positions);
+  pack(b.h_cu, b.host_inputs, l.cu_seqlens);
+  pack(b.h_lens, b.host_inputs, l.seq_lens);
+  pack(b.h_last, b.host_inputs, l.last_rows);
+  pack(b.h_table, b.host_inputs, l.block_table);
+  copy_bytes_async(b.inputs.data(), model.device, b.host_inputs.data(), Device::cpu(), l.bytes, b.stream);
+  b.inputs_in_flight = true;
+  auto* base = static_cast<uint8_t*>(b.inputs.data());
+  const auto input = [&](size_t at, const Shape& shape, DType dtype) { return Tensor::view(base + at, shape, dtype, model.device); };
 
   Step s;
   s.tokens = T;
@@ -251,13 +280,13 @@ Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
   s.decode = decode;
   s.opt.stream = b.stream;
   s.opt.weights_settled = weights_read_early();  // every matmul of a step multiplies by the model's weights
-  s.ids = rows_of(b.ids, {T});
-  s.positions = rows_of(b.positions, {T});
-  s.slots = rows_of(b.slots, {T});
-  s.cu_seqlens = rows_of(b.cu_seqlens, {B + 1});
-  s.seq_lens = rows_of(b.seq_lens, {B});
-  s.last_rows = rows_of(b.last_rows, {B});
-  s.block_table = rows_of(b.block_table, {B, table_width});
+  s.ids = input(l.ids, {T}, DType::i32);
+  s.positions = input(l.positions, {T}, DType::i32);
+  s.slots = input(l.slots, {T}, DType::i64);
+  s.cu_seqlens = input(l.cu_seqlens, {B + 1}, DType::i32);
+  s.seq_lens = input(l.seq_lens, {B}, DType::i32);
+  s.last_rows = input(l.last_rows, {B}, DType::i32);
+  s.block_table = input(l.block_table, {B, table_width}, DType::i32);
   const int64_t H = c.hidden_size, D = c.head_dim, Hq = c.num_heads, Hkv = c.num_kv_heads;
   s.x = rows_of(b.x, {T, H});
   s.xn = rows_of(b.xn, {T, H});
@@ -298,34 +327,40 @@ void enable_cuda_graphs(const Model& model, StepBuffers& b) {
 }
 
 namespace {
-// The layers, final norm and lm_head of a step (everything after the embedding).
-void layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
-  if (model.config.arch == Arch::gpt2) gpt2_layers(model, cache, s);
-  else llama_layers(model, cache, s);
+// A step's embedding, layers, final norm and lm_head. The ids were checked on the host (validate_step): in a
+// graph the embedding cannot check them itself.
+void embedding_layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
+  if (model.config.arch == Arch::gpt2) {
+    gpt2_embed(model, s);
+    gpt2_layers(model, cache, s);
+  } else {
+    llama_embed(model, s);
+    llama_layers(model, cache, s);
+  }
   logits_of_last_tokens(model, s, b);
 }
 
-// A decode step's layers as a CUDA graph for its batch size: eager the first time, captured the second,
+// A decode step as a CUDA graph for its batch size: eager the first time, captured the second,
 // replayed from then on. A graph holds the ops' workspace pointers: when any workspace has grown since its
 // capture (another batch size's step, a prefill), the old memory is freed, so it starts over.
-void graphed_layers_and_logits(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
+void graphed_step(const Model& model, const PagedKvCache& cache, const Step& s, StepBuffers& b) {
   StepBuffers::DecodeGraph& entry = b.decode_graphs[s.batch];
   if (entry.graph && entry.workspace_generation != workspace_generation()) entry = {};
   if (!entry.graph) {
     if (entry.eager_runs++ == 0) {
-      layers_and_logits(model, cache, s, b);
+      embedding_layers_and_logits(model, cache, s, b);
       return;
     }
     auto graph = std::make_shared<CudaGraph>();
     try {
       graph->begin_capture(b.stream);
-      layers_and_logits(model, cache, s, b);
+      embedding_layers_and_logits(model, cache, s, b);
       graph->end_capture();
     } catch (const Error& e) {
       graph->abandon_capture();
       b.use_cuda_graphs = false;
       std::fprintf(stderr, "tessera: warning: capturing a decode step as a CUDA graph failed (%s); running eagerly\n", e.what());
-      layers_and_logits(model, cache, s, b);
+      embedding_layers_and_logits(model, cache, s, b);
       return;
     }
     entry.graph = std::move(graph);
@@ -339,18 +374,17 @@ void forward(const Model& model, PagedKvCache& cache, StepBuffers& b, std::span<
   const bool decode = validate_step(model.config, cache, b, batch);
   plan_step(cache, b, batch);
   const Step s = step_views(model, b, int64_t(batch.size()), decode);
-  if (model.config.arch == Arch::gpt2) gpt2_embed(model, s);
-  else llama_embed(model, s);
-  if (b.use_cuda_graphs && s.decode && s.tokens == s.batch) graphed_layers_and_logits(model, cache, s, b);
-  else layers_and_logits(model, cache, s, b);
+  if (b.use_cuda_graphs && s.decode && s.tokens == s.batch) graphed_step(model, cache, s, b);
+  else embedding_layers_and_logits(model, cache, s, b);
   if (result == StepResult::greedy_tokens)
     ops::argmax(rows_of(b.logits, {s.batch, int64_t(model.config.vocab_size)}), rows_of(b.next_tokens, {s.batch}), s.opt);
-  // copy_bytes runs on the default stream, which does not wait for a non-blocking stream by itself.
-  if (b.stream && model.device.is_cuda()) synchronize(model.device);
+  // Queued after the step on its stream; returns when the result is on the host (page-locked buffers).
   if (result == StepResult::greedy_tokens)
-    copy_bytes(b.host_tokens.data(), Device::cpu(), b.next_tokens.data(), b.next_tokens.device(), size_t(s.batch) * sizeof(int32_t));
+    copy_bytes_after(b.host_tokens.data(), Device::cpu(), b.next_tokens.data(), b.next_tokens.device(), size_t(s.batch) * sizeof(int32_t), b.stream);
   else
-    copy_bytes(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(), size_t(s.batch) * size_t(model.config.vocab_size) * sizeof(float));
+    copy_bytes_after(b.host_logits.data(), Device::cpu(), b.logits.data(), b.logits.device(),
+                     size_t(s.batch) * size_t(model.config.vocab_size) * sizeof(float), b.stream);
+  b.inputs_in_flight = false;
 }
 
 }  // namespace tessera::engine

@@ -46,8 +46,7 @@ void attention(const Model& model, const PagedKvCache& cache, const Step& step, 
 void logits_of_last_tokens(const Model& model, const Step& step, StepBuffers& buffers);
 
 // The per-architecture forwards, in two parts: the embedding (token ids -> step.x) and the layer stack
-// (step.x -> the final hidden state in step.x). Split so a decode step's layers can be replayed as a CUDA graph
-// (the embedding checks its ids, which reads back from the device).
+// (step.x -> the final hidden state in step.x).
 void llama_embed(const Model& model, const Step& step);
 void llama_layers(const Model& model, const PagedKvCache& cache, const Step& step);
 void gpt2_embed(const Model& model, const Step& step);
