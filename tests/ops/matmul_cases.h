@@ -307,14 +307,21 @@ inline void check_matmul_silu_and_mul(Device dev, dispatch::Backend backend) {
   const ClearForcedChoice clear{"matmul_silu_and_mul"};
   // The swap-AB and staged configurations are the Hopper kernels'.
   const bool hopper = backend != dispatch::Backend::tile_cuda || cuda_hopper_kernels();
+  // One row on the GPU never runs unfused (the fused few-rows kernel is its only form there).
+  auto offered = [&](const char* name, const Case& cs) {
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < cs.a.size(); ++d) rows *= cs.a[d];
+    return !(std::string(name) == "unfused" && rows == 1 && backend == dispatch::Backend::tile_cuda);
+  };
   auto each_configuration = [&](std::initializer_list<const char*> names, std::span<const Case> cases) {
     for (const char* name : names) {
       if (!hopper && std::string(name) != "unfused" && *name != '\0') continue;
       SCOPED_TRACE(std::string("configuration ") + (*name ? name : "(default)"));
       at::force("matmul_silu_and_mul", name);
-      for (const auto& cs : cases) check(DType::bf16, cs, std::string(name) == "unfused");
-      check(DType::f16, cases[1], false);
-      check(DType::f16, cases.back(), true);
+      for (const auto& cs : cases)
+        if (offered(name, cs)) check(DType::bf16, cs, std::string(name) == "unfused");
+      if (offered(name, cases[1])) check(DType::f16, cases[1], false);
+      if (offered(name, cases.back())) check(DType::f16, cases.back(), true);
     }
   };
   each_configuration({"swapab_bw64_bk128", "swapab_bw128_bk64", "unfused", ""}, decode);

@@ -58,7 +58,8 @@
 // form (matmul_glu_staged.tile.h): staged_bm128_bi128 (4 stages; gate and up accumulators 64 x 128 each a
 // warpgroup, the registers of staged_bm128_bn256), staged_bm128_bi64 (5 stages), staged_pingpong_bm128_bi64
 // (6); for one row the few-rows form (matmul_rows_glu.tile.h: rows1_bi2_x2, the GPU's default there, and
-// rows1_bi1_x4); and `unfused`, the matmul then silu_and_mul, which the tuner keeps where it is faster.
+// rows1_bi1_x4); and `unfused`, the matmul then silu_and_mul, which the tuner keeps where it is faster (not
+// offered for one row on the GPU: see matmul_silu_and_mul below).
 // Matmul, the generic tile kernel, for everything else (f32, B as [K, N], unaligned rows, pre-Hopper GPUs):
 //   bm64_bn64_bk32       64 x 64 x 32   the balanced default: enough blocks for mid-sized problems
 //   bm128_bn64_bk32      128 x 64 x 32  large M: reads each B tile for twice the rows, fewer blocks
@@ -503,8 +504,19 @@ void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options&
                       {"staged_pingpong_bm128_bi64",
                        [&] { launch_silu_and_mul_staged<T, 128, 64, 6, 2, tile::Consumers::pingpong>(a, opt); }}};
       }
-      candidates.push_back({"unfused", [&] { silu_and_mul_after_matmul(a, opt); }});
-      const size_t unfused = candidates.size() - 1;
+#if defined(__CUDACC__)
+      constexpr bool gpu = true;
+#else
+      constexpr bool gpu = false;
+#endif
+      // One row on the GPU: the fused few-rows kernel, never the matmul then silu_and_mul. Timed alone the two
+      // were a near-tie the tuner resolved either way (1 x 14336 x 4096: 53.9-56.3 us unfused, 53.9-55.5 fused);
+      // in the decode step the unfused pair's second launch cost ~2.5 us a layer (Llama-3.1-8B shapes, batch 1:
+      // 4.31-4.37 ms a step when the tuner had chosen it, 4.24-4.28 with the fused kernel; session 54, run 7), as
+      // q/k/v + RoPE found before (qkv_rope_append_launch.h).
+      const size_t unfused = candidates.size();
+      if (!(gpu && m == 1)) candidates.push_back({"unfused", [&] { silu_and_mul_after_matmul(a, opt); }});
+      [[maybe_unused]] const size_t few_rows = candidates.size();  // unused on the host (heuristic: unfused)
       if (m == 1) {
         candidates.push_back({"rows1_bi2_x2", [&] { launch_silu_and_mul_few_rows<T, 2, 2, 5>(a, opt); }});
         candidates.push_back({"rows1_bi1_x4", [&] { launch_silu_and_mul_few_rows<T, 1, 4, 5>(a, opt); }});
@@ -514,7 +526,7 @@ void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options&
       // One row: the fused few-rows kernel. Past 64 rows: the wider tile (the registers of the plain matmul's
       // 128 x 256) once its tiles fill the machine.
       const bool wide = m > 64 && (m + 127) / 128 * ((n + 127) / 128) >= tile::active::multiprocessor_count();
-      const size_t heuristic = m == 1 ? unfused + 1 : m > 64 && !wide ? 1 : 0;
+      const size_t heuristic = m == 1 ? few_rows : m > 64 && !wide ? 1 : 0;
 #else  // the host's plain matmuls are faster than its emulated pipelines: fused only when forced
       constexpr auto where = at::Where::host;
       const size_t heuristic = unfused;
