@@ -183,18 +183,6 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
 #endif
 }
 
-void copy_bytes_after(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
-                      [[maybe_unused]] StreamHandle stream) {
-  if (bytes == 0) return;
-  if (dst_device.is_cpu() && src_device.is_cpu()) { std::memmove(dst, src, bytes); return; }
-  require_cuda("copy_bytes_after");
-#if TESSERA_WITH_CUDA
-  const auto s = static_cast<cudaStream_t>(stream);
-  TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
-  TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
-#endif
-}
-
 void copy_bytes_async(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
                       [[maybe_unused]] StreamHandle stream) {
   if (bytes == 0) return;
@@ -202,6 +190,15 @@ void copy_bytes_async(void* dst, Device dst_device, const void* src, Device src_
   require_cuda("copy_bytes_async");
 #if TESSERA_WITH_CUDA
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+#endif
+}
+
+void copy_bytes_after(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes,
+                      [[maybe_unused]] StreamHandle stream) {
+  copy_bytes_async(dst, dst_device, src, src_device, bytes, stream);
+  if (bytes == 0 || (dst_device.is_cpu() && src_device.is_cpu())) return;
+#if TESSERA_WITH_CUDA
+  TESSERA_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 #endif
 }
 
