@@ -104,7 +104,9 @@ inline void check_rms_norm_with_settled_weight(Device dev, dispatch::Backend bac
           if (residual) ops::rms_norm_residual(x, written, sum, w, y, eps, settled);
           else ops::rms_norm(written, w, y, eps, settled);
           EXPECT_TRUE(all_close(y, y_ref, tolerance_for(out)));
-          if (residual) EXPECT_TRUE(all_equal(sum, sum_ref));
+          if (residual) {
+            EXPECT_TRUE(all_equal(sum, sum_ref));
+          }
         }
       }
 }
