@@ -16,7 +16,7 @@ struct ChatArgs {
   int max_tokens = 512;
   engine::SamplerConfig sampler;
   std::string system;
-  bool cuda_graph = false, no_cuda_graph = false;
+  GraphArgs graphs;
 };
 
 enum class ChatFormat { llama3, chatml, plain };
@@ -66,7 +66,7 @@ void run_chat(const ChatArgs& a) {
   opt.max_tokens = a.max_tokens;
   opt.sampler = a.sampler;
   opt.logits_to_callback = false;
-  opt.cuda_graphs = a.cuda_graph || (!a.no_cuda_graph && model.device.is_cuda());  // as generate
+  opt.cuda_graphs = a.graphs.use(model);
   opt.stop_ids = engine::stop_token_ids(a.model.model_dir, model.config);
   for (const char* end : {"<|eot_id|>", "<|im_end|>"})
     if (auto id = tok->token_to_id(end)) opt.stop_ids.push_back(*id);
@@ -112,8 +112,7 @@ void add_chat_command(CLI::App& app) {
   cmd->add_option("--repetition-penalty", a->sampler.repetition_penalty, "penalty on tokens seen before (1 = off)");
   cmd->add_option("--seed", a->sampler.seed, "sampling seed");
   cmd->add_option("--system", a->system, "a system message");
-  auto* graphs = cmd->add_flag("--cuda-graph", a->cuda_graph, "replay decode steps as CUDA graphs (--device cuda; the default there)");
-  cmd->add_flag("--no-cuda-graph", a->no_cuda_graph, "launch each kernel of a decode step instead of replaying CUDA graphs")->excludes(graphs);
+  add_graph_flags(cmd, a->graphs);
   cmd->callback([a] { run_chat(*a); });
 }
 

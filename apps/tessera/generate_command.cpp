@@ -14,7 +14,8 @@ namespace {
 struct GenerateArgs {
   ModelArgs model;
   std::string prompt, prompt_ids, dump_logits;
-  bool has_prompt = false, print_ids = false, ignore_eos = false, cuda_graph = false, no_cuda_graph = false;
+  bool has_prompt = false, print_ids = false, ignore_eos = false;
+  GraphArgs graphs;
   int max_tokens = 128;
   engine::SamplerConfig sampler;
   std::vector<std::string> stops;
@@ -47,8 +48,7 @@ void run_generate(const GenerateArgs& a) {
   engine::GenerateOptions opt;
   opt.max_tokens = a.max_tokens;
   opt.sampler = a.sampler;
-  // Graphs by default on a GPU; asked for on the CPU, enable_cuda_graphs says why they cannot be.
-  opt.cuda_graphs = a.cuda_graph || (!a.no_cuda_graph && model.device.is_cuda());
+  opt.cuda_graphs = a.graphs.use(model);
   opt.logits_to_callback = dump.is_open();
   if (!a.ignore_eos) opt.stop_ids = engine::stop_token_ids(a.model.model_dir, model.config);
   std::optional<engine::StreamDecoder> decoder;
@@ -100,8 +100,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--stop", a->stops, "stop string (repeatable)");
   cmd->add_flag("--print-ids", a->print_ids, "print the generated ids as one comma-separated line at the end");
   cmd->add_flag("--ignore-eos", a->ignore_eos, "do not stop at end-of-sequence tokens");
-  auto* graphs = cmd->add_flag("--cuda-graph", a->cuda_graph, "replay decode steps as CUDA graphs (--device cuda; the default there)");
-  cmd->add_flag("--no-cuda-graph", a->no_cuda_graph, "launch each kernel of a decode step instead of replaying CUDA graphs")->excludes(graphs);
+  add_graph_flags(cmd, a->graphs);
   cmd->add_option("--dump-logits", a->dump_logits, "write each step's logits (float32, vocab per row) to FILE");
   cmd->callback([a] { run_generate(*a); });
 }

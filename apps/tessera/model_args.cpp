@@ -8,6 +8,11 @@
 
 namespace tessera::cli {
 
+void add_graph_flags(CLI::App* cmd, GraphArgs& a) {
+  auto* on = cmd->add_flag("--cuda-graph", a.on, "replay decode steps as CUDA graphs (--device cuda; the default there)");
+  cmd->add_flag("--no-cuda-graph", a.off, "launch each kernel of a decode step instead of replaying CUDA graphs")->excludes(on);
+}
+
 void add_model_options(CLI::App* cmd, ModelArgs& a, bool allow_random_weights) {
   cmd->add_option("--model", a.model_dir, "model directory (config.json, model.safetensors, tokenizer.json)")->required();
   cmd->add_option("--device", a.device, "cpu or cuda (cuda:N)");

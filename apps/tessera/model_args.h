@@ -22,6 +22,14 @@ struct ModelArgs {
 
 void add_model_options(CLI::App* cmd, ModelArgs& args, bool allow_random_weights = true);
 
+// Whether decode steps replay as CUDA graphs (generate, chat): by default on a GPU; --cuda-graph asks for them
+// anywhere (on the CPU, enable_cuda_graphs says why they cannot be), --no-cuda-graph turns them off.
+struct GraphArgs {
+  bool on = false, off = false;
+  bool use(const engine::Model& model) const { return on || (!off && model.device.is_cuda()); }
+};
+void add_graph_flags(CLI::App* cmd, GraphArgs& args);
+
 // Checks the flags (exit code 2 via tessera::Error on a bad value) and returns the model options.
 engine::ModelOptions model_options(const ModelArgs& args);
 // Loads the model (or builds it from config.json with random weights). Reports the time on stderr.
