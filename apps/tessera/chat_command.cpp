@@ -1,5 +1,6 @@
 // `tessera chat`: a conversation on stdin/stdout, one user line per turn, in the model's chat format where it
 // is a known simple one (Llama 3 headers, ChatML), else a plain "User:/Assistant:" transcript.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -14,6 +15,7 @@ namespace {
 struct ChatArgs {
   ModelArgs model;
   int max_tokens = 512;
+  int max_context = 0;
   engine::SamplerConfig sampler;
   std::string system;
   GraphArgs graphs;
@@ -54,8 +56,28 @@ std::vector<int> render(const engine::Tokenizer& tok, ChatFormat f, const std::v
   return {};
 }
 
+// The conversation rendered so that it leaves room in a context of `context` tokens for a reply of up to
+// `reply` tokens: the oldest exchanges after the system message leave `msgs` until it does (or only the last
+// message is left). Returns the prompt and how many messages were left out; a prompt that fills the context even so
+// cannot be answered (the caller checks).
+std::pair<std::vector<int>, size_t> render_within(const engine::Tokenizer& tok, ChatFormat f, std::vector<Message>& msgs,
+                                                  size_t context, size_t reply) {
+  const size_t first = !msgs.empty() && msgs.front().role == "system" ? 1 : 0;
+  size_t dropped = 0;
+  std::vector<int> prompt = render(tok, f, msgs);
+  while (prompt.size() + reply > context && msgs.size() > first + 1) {
+    // An exchange is a user message and the reply to it; the last message is the new user line.
+    const size_t n = msgs.size() - first >= 3 ? 2 : 1;
+    msgs.erase(msgs.begin() + std::ptrdiff_t(first), msgs.begin() + std::ptrdiff_t(first + n));
+    dropped += n;
+    prompt = render(tok, f, msgs);
+  }
+  return {std::move(prompt), dropped};
+}
+
 void run_chat(const ChatArgs& a) {
   if (a.max_tokens <= 0) invalid_argument("--max-tokens must be > 0, got " + std::to_string(a.max_tokens));
+  if (a.max_context < 0) invalid_argument("--max-context must be >= 0 (0: the model's), got " + std::to_string(a.max_context));
   engine::validate(a.sampler);
   model_options(a.model);
   const std::optional<engine::Tokenizer> tok = open_tokenizer(a.model);
@@ -64,8 +86,12 @@ void run_chat(const ChatArgs& a) {
   const ChatFormat format = detect_format(*tok);
   engine::GenerateOptions opt;
   opt.max_tokens = a.max_tokens;
+  opt.max_context = a.max_context;
   opt.sampler = a.sampler;
   opt.logits_to_callback = false;
+  const size_t context = size_t(engine::generation_context(model.config, a.max_context));
+  // A reply may use up to half the context before older turns give way to it.
+  const size_t reply_room = std::min(size_t(a.max_tokens), context / 2);
   opt.cuda_graphs = a.graphs.use(model);
   opt.stop_ids = engine::stop_token_ids(a.model.model_dir, model.config);
   for (const char* end : {"<|eot_id|>", "<|im_end|>"})
@@ -81,7 +107,15 @@ void run_chat(const ChatArgs& a) {
     if (!std::getline(std::cin, line)) break;
     if (line.empty()) continue;
     msgs.push_back({"user", line});
-    const std::vector<int> prompt = render(*tok, format, msgs);
+    const auto [prompt, dropped] = render_within(*tok, format, msgs, context, reply_room);
+    if (dropped > 0)
+      std::fprintf(stderr, "tessera: %zu earlier message%s left out to fit the context of %zu tokens\n", dropped, dropped == 1 ? "" : "s", context);
+    if (prompt.size() >= context) {
+      std::fprintf(stderr, "tessera: that message does not fit the context of %zu tokens (%zu with the chat format); not sent\n",
+                   context, prompt.size());
+      msgs.pop_back();
+      continue;
+    }
     // Each turn prefills the whole conversation again (a fresh cache).
     engine::StreamDecoder decoder(*tok, true);
     engine::StopStringMatcher stops(stop_strings);
@@ -105,6 +139,9 @@ void add_chat_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("chat", "chat with a model on stdin/stdout");
   add_model_options(cmd, a->model, false);
   cmd->add_option("--max-tokens", a->max_tokens, "longest reply in tokens (default 512)");
+  cmd->add_option("--max-context", a->max_context,
+                  "tokens the conversation and the reply may hold together, older turns left out past it (default 0: the "
+                  "model's max_position_embeddings)");
   cmd->add_option("--temperature", a->sampler.temperature, "0 = greedy (default 1)");
   cmd->add_option("--top-k", a->sampler.top_k, "keep the k most likely tokens (0 = off)");
   cmd->add_option("--top-p", a->sampler.top_p, "nucleus sampling mass (1 = off)");

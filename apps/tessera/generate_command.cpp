@@ -1,4 +1,5 @@
 // `tessera generate`: one prompt in, generated text streamed to stdout.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -17,6 +18,7 @@ struct GenerateArgs {
   bool has_prompt = false, print_ids = false, ignore_eos = false;
   GraphArgs graphs;
   int max_tokens = 128;
+  int max_context = 0;
   engine::SamplerConfig sampler;
   std::vector<std::string> stops;
 };
@@ -25,6 +27,7 @@ void run_generate(const GenerateArgs& a) {
   // Flags first, so a bad value fails before a model is loaded.
   if (a.has_prompt == !a.prompt_ids.empty()) invalid_argument("give exactly one of --prompt and --prompt-ids");
   if (a.max_tokens < 0) invalid_argument("--max-tokens must be >= 0, got " + std::to_string(a.max_tokens));
+  if (a.max_context < 0) invalid_argument("--max-context must be >= 0 (0: the model's), got " + std::to_string(a.max_context));
   engine::validate(a.sampler);
   model_options(a.model);
   std::vector<int> prompt = a.prompt_ids.empty() ? std::vector<int>{} : parse_id_list(a.prompt_ids, "--prompt-ids");
@@ -45,8 +48,13 @@ void run_generate(const GenerateArgs& a) {
     dump.open(a.dump_logits, std::ios::binary);
     if (!dump) fail(Status::io_error, "--dump-logits: cannot write " + a.dump_logits);
   }
+  const int context = engine::generation_context(model.config, a.max_context);
+  if (a.max_tokens > 0 && prompt.size() >= size_t(context))
+    invalid_argument("the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " + std::to_string(context) +
+                     ", the prompt and what it generates (--max-context, else the model's max_position_embeddings)");
   engine::GenerateOptions opt;
   opt.max_tokens = a.max_tokens;
+  opt.max_context = a.max_context;
   opt.sampler = a.sampler;
   opt.cuda_graphs = a.graphs.use(model);
   opt.logits_to_callback = dump.is_open();
@@ -78,6 +86,9 @@ void run_generate(const GenerateArgs& a) {
   std::fflush(stdout);
   if (dump.is_open() && !dump.flush()) fail(Status::io_error, "--dump-logits: writing " + a.dump_logits + " failed");
   const int n = int(out[0].size());
+  const bool stop_id = n > 0 && std::find(opt.stop_ids.begin(), opt.stop_ids.end(), out[0].back()) != opt.stop_ids.end();
+  if (n < a.max_tokens && prompt.size() + size_t(n) >= size_t(context) && !stop_id && !stops.stopped())
+    std::fprintf(stderr, "tessera: stopped at the end of the context, %d tokens (--max-context sets it)\n", context);
   std::fprintf(stderr, "tessera: prompt %zu tokens, generated %d; first token %.3f s (%.1f prompt tokens/s), decode %.2f tokens/s\n",
                prompt.size(), n, first_token_s, first_token_s > 0 ? double(prompt.size()) / first_token_s : 0.0,
                n > 1 && total_s > first_token_s ? double(n - 1) / (total_s - first_token_s) : 0.0);
@@ -91,6 +102,8 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option_function<std::string>("--prompt", [a](const std::string& p) { a->prompt = p; a->has_prompt = true; }, "prompt text");
   cmd->add_option("--prompt-ids", a->prompt_ids, "prompt as token ids: 1,2,3");
   cmd->add_option("--max-tokens", a->max_tokens, "tokens to generate (default 128)");
+  cmd->add_option("--max-context", a->max_context,
+                  "tokens the prompt and the generated text may hold together (default 0: the model's max_position_embeddings)");
   cmd->add_option("--temperature", a->sampler.temperature, "0 = greedy (default 1)");
   cmd->add_option("--top-k", a->sampler.top_k, "keep the k most likely tokens (0 = off)");
   cmd->add_option("--top-p", a->sampler.top_p, "nucleus sampling mass (1 = off)");

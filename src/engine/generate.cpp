@@ -2,8 +2,20 @@
 #include "tessera/engine/generate.h"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 
 namespace tessera::engine {
+
+int generation_context(const ModelConfig& config, int max_context) {
+  check(max_context >= 0, "generate: max_context must be >= 0 (0: the model's max_position_embeddings), got " + std::to_string(max_context));
+  const int trained = config.max_position_embeddings;
+  if (max_context == 0) return trained > 0 ? trained : std::numeric_limits<int>::max();
+  if (config.arch == Arch::gpt2 && max_context > trained)
+    invalid_argument("generate: max_context " + std::to_string(max_context) + " is past GPT-2's " + std::to_string(trained) +
+                     " learned positions (n_positions)");
+  return max_context;
+}
 
 std::vector<std::vector<int>> generate(const Model& model, const std::vector<std::vector<int>>& prompts,
                                        const GenerateOptions& options, const TokenCallback& on_token) {
@@ -11,16 +23,22 @@ std::vector<std::vector<int>> generate(const Model& model, const std::vector<std
   check(options.max_tokens >= 0, "generate: max_tokens must be >= 0");
   validate(options.sampler);
   const int V = model.config.vocab_size;
+  const int context = generation_context(model.config, options.max_context);
   size_t total = 0, longest = 0;
-  for (const auto& p : prompts) {
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    const auto& p = prompts[i];
     check(!p.empty(), "generate: an empty prompt (it needs at least one token)");
+    // Room for at least one generated token.
+    if (options.max_tokens > 0 && p.size() >= size_t(context))
+      invalid_argument("generate: prompt " + std::to_string(i) + " has " + std::to_string(p.size()) + " tokens; the context holds " +
+                       std::to_string(context) + " (max_context, else the model's max_position_embeddings), the prompt and what it generates");
     total += p.size();
     longest = std::max(longest, p.size());
   }
   RunLimits limits;
   limits.max_batch = int(prompts.size());
   limits.max_tokens = int(std::max(total, prompts.size()));
-  limits.max_seq_len = int(longest) + options.max_tokens;
+  limits.max_seq_len = int(std::min<int64_t>(int64_t(longest) + options.max_tokens, std::max<int64_t>(context, int64_t(longest))));
   limits.page_size = options.page_size;
   PagedKvCache cache = make_kv_cache(model, limits);
   StepBuffers buffers = make_step_buffers(model, limits);
@@ -61,6 +79,7 @@ std::vector<std::vector<int>> generate(const Model& model, const std::vector<std
       bool go = !on_token || on_token(i, token, row);
       if (std::find(options.stop_ids.begin(), options.stop_ids.end(), token) != options.stop_ids.end()) go = false;
       if (int(out[size_t(i)].size()) >= options.max_tokens) go = false;
+      if (history[size_t(i)].size() >= size_t(context)) go = false;  // the sequence fills the context
       if (go) still.push_back(i);
     }
     live = std::move(still);

@@ -173,6 +173,33 @@ TEST(Cli, ChatAnswersEachLineInThePlainFormat) {
   EXPECT_GE(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
 }
 
+// Generation ends where the prompt and the generated tokens fill the context (the model's 96 positions, or
+// --max-context), and says so; a chat leaves out its oldest turns to stay inside it.
+TEST(Cli, GenerationAndChatStayInsideTheContext) {
+  const ScratchDir scratch;
+  const fs::path& dir = scratch.path;
+  const TinySpec spec = cli_spec();
+  write_tiny_model(dir / "model", spec, tiny_weights(spec, seed()));
+  const std::string m = "generate --model " + (dir / "model").string() + " --prompt-ids 1,17,200,33 --temperature 0 --ignore-eos --print-ids";
+  for (const auto& [flags, n] : {std::pair<std::string, int>{" --max-tokens 500", spec.max_positions - 4}, {" --max-tokens 500 --max-context 12", 8}}) {
+    const auto r = run(m + flags, dir);
+    ASSERT_EQ(r.rc, 0) << flags << "\n" << r.err;
+    EXPECT_EQ(parse_ids(r.out.substr(0, r.out.find('\n'))).size(), size_t(n)) << flags;
+    EXPECT_NE(r.err.find("stopped at the end of the context, " + std::to_string(n + 4) + " tokens"), std::string::npos) << r.err;
+  }
+  // Ended by --max-tokens before the context: no such note.
+  const auto r = run(m + " --max-tokens 3 --max-context 12", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err.find("end of the context"), std::string::npos) << r.err;
+
+  std::ofstream(dir / "model" / "tokenizer.json") << tiny_tokenizer(spec.vocab);
+  const auto chat = run("chat --model " + (dir / "model").string() + " --max-tokens 4 --max-context 24 --temperature 0", dir,
+                        "ab\na b ab\nb a\nab ab ab\n");
+  ASSERT_EQ(chat.rc, 0) << chat.err;
+  EXPECT_NE(chat.err.find("left out to fit the context of 24 tokens"), std::string::npos) << chat.err;
+  EXPECT_GE(std::count(chat.out.begin(), chat.out.end(), '\n'), 4) << chat.out;
+}
+
 TEST(Cli, BenchModelWithRandomWeights) {
   const ScratchDir scratch;
   const fs::path& dir = scratch.path;
@@ -213,6 +240,9 @@ TEST(Cli, ErrorsExitWithCode2AndSayWhatIsWrong) {
       {"generate" + m + " --prompt hello", "tokenizer.json"},
       {"generate" + m + " --prompt hi --prompt-ids 1", "exactly one of --prompt and --prompt-ids"},
       {"generate" + m + " --prompt-ids 1 --max-tokens many", "--max-tokens"},
+      {"generate" + m + " --prompt-ids 1 --max-context -2", "--max-context must be >= 0"},
+      {"generate" + m + " --prompt-ids 1,2,3,4,5 --max-context 5", "the prompt has 5 tokens; the context holds 5"},
+      {"chat" + m + " --max-context -2", "--max-context must be >= 0"},
       {"generate --prompt-ids 1", "--model"},
       {"chat" + m, "tokenizer.json"},
       {"bench-model" + m + " --batch 0", "--batch"},

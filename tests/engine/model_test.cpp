@@ -251,6 +251,42 @@ TEST(EngineGenerate, GreedyGenerationFollowsTheLogits) {
   EXPECT_EQ(engine::generate(m, {{5, 6, 7}}, opt)[0].size(), 1u);
 }
 
+// A sequence ends when its prompt and generated tokens fill the context: the model's max_position_embeddings
+// (96 in the tiny specs) or max_context; a prompt that leaves no room, a negative context and, for GPT-2's
+// learned positions, a context past them are errors that name the numbers.
+TEST(EngineGenerate, SequencesEndAtTheContext) {
+  for (const TinySpec& spec : {tiny_specs().front(), tiny_specs().back()}) {
+    SCOPED_TRACE(spec.name);
+    const auto config = engine::parse_config(tiny_config_json(spec));
+    const Model m = engine::random_model(config, {}, 11);
+    engine::GenerateOptions opt;
+    opt.sampler.temperature = 0;
+    opt.max_tokens = 500;
+    // The model's own context, two prompts of different lengths in one batch.
+    const std::vector<std::vector<int>> prompts = {random_ids(3, spec.vocab), random_ids(40, spec.vocab)};
+    auto out = engine::generate(m, prompts, opt);
+    EXPECT_EQ(out[0].size(), size_t(spec.max_positions - 3));
+    EXPECT_EQ(out[1].size(), size_t(spec.max_positions - 40));
+    // A smaller one; max_tokens still ends a sequence first where it is shorter.
+    opt.max_context = 11;
+    out = engine::generate(m, {prompts[0]}, opt);
+    EXPECT_EQ(out[0].size(), 8u);
+    opt.max_tokens = 5;
+    EXPECT_EQ(engine::generate(m, {prompts[0]}, opt)[0].size(), 5u);
+    // One prompt of the batch fills the context.
+    expect_error([&] { engine::generate(m, {prompts[0], random_ids(11, spec.vocab)}, opt); }, "prompt 1 has 11 tokens; the context holds 11");
+    opt.max_context = -1;
+    expect_error([&] { engine::generate(m, {prompts[0]}, opt); }, "max_context must be >= 0");
+    opt.max_context = spec.max_positions + 4;
+    opt.max_tokens = 500;
+    if (spec.name == "gpt2") {
+      expect_error([&] { engine::generate(m, {prompts[0]}, opt); }, "past GPT-2's 96 learned positions");
+    } else {  // rotary positions go on past the trained ones when asked to
+      EXPECT_EQ(engine::generate(m, {prompts[0]}, opt)[0].size(), size_t(spec.max_positions + 1));
+    }
+  }
+}
+
 TEST(EngineGenerate, DeviceGreedyEqualsHostGreedy) {
   for (const TinySpec& spec : tiny_specs()) {
     SCOPED_TRACE(spec.name);

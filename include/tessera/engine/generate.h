@@ -1,5 +1,5 @@
 // Generating tokens: prefill a batch of prompts, then decode steps, sampling each sequence's next token, until
-// a stop token, a stop string or max_tokens. And the stop-string matcher for streamed text.
+// a stop token, a stop string, max_tokens or the end of the model's context. And the stop-string matcher for streamed text.
 #pragma once
 #include <functional>
 #include <span>
@@ -22,7 +22,15 @@ struct GenerateOptions {
   // repetition penalty) chooses tokens on the device and brings back only their ids; the callback then gets
   // an empty row.
   bool logits_to_callback = true;
+  // Tokens a sequence may hold, its prompt and what it generates; a sequence that fills them ends there. 0:
+  // the model's max_position_embeddings. More than that is allowed for rotary positions (at the caller's
+  // risk: the model was not trained there), not for GPT-2's learned ones.
+  int max_context = 0;
 };
+
+// The context a generation runs with: `max_context`, or the model's max_position_embeddings when it is 0.
+// Throws (naming the value) where it is negative or, for GPT-2, past the model's positions.
+int generation_context(const ModelConfig& config, int max_context);
 
 // Called once per sampled token: sequence index, the token, and the logits row it was sampled from (empty
 // unless GenerateOptions::logits_to_callback). Returning false ends that sequence (a stop string was seen, say).
