@@ -26,19 +26,22 @@ inline constexpr int kCacheBox = 16;  // tokens per copy-engine box
 
 // The helpers below read DecodeSplitParams (fmha_decode.tile.h) and the cache tensor k of the kernels' parameters.
 
-// How the producer reads a key tile's block table entries: box by box, each after the one before is used (one
-// round trip to L2 a box, in series), or every box's entry asked for before any is used. At once made MLA decode
-// 1-9% faster alone at B 64 x 4k and 128 x 8k (pages of 64: every box of a tile reads the same entry); for
-// fmha_decode the engine's batch-1 step did not move (+0.9% and -0.6% in two runs) and a contiguous B 1 x 2k call
-// alone, which reads no table, was 1.3-4.6 us slower in every producer variant tried, unexplained
-// (bench/results/2026-11-30-h200-session53), so fmha_decode keeps box by box.
-enum class TableReads { box_by_box, at_once };
-
-// box_rows (below) for a paged cache, every box's entry asked for before any is used: no load under a branch,
-// the index clamped into the table (an entry past it is read but not used).
+// The cache rows of the boxes of the key tile starting at token `first` of sequence b. The producer's one
+// thread issues every copy, so this stays short: one 32-bit division per tile (a 64-bit one is a long
+// subroutine on the GPU), the boxes stepping through pages from there. A paged cache's entries are all asked
+// for before any is used (one round trip to L2 a tile, not one a box; no load under a branch: the index is
+// clamped into the table, and an entry past it is read but not used). Boxes at or past `end` read the box
+// before them again: their rows are masked (K) and zeroed (V). A token past the block table or a table entry
+// outside the cache (the caller's error, unchecked on the GPU) reads row 0 rather than out of bounds.
 template <int BOXES, class Params>
-TILE_DEVICE void paged_box_rows_at_once(const Params& p, int64_t b, int32_t first, int32_t end, int32_t pages, int32_t (&row)[BOXES]) {
-  const int32_t size = int32_t(p.page_size), table = int32_t(p.block_table.extent[1]);
+TILE_DEVICE void box_rows(const Params& p, int64_t b, int32_t first, int32_t end, int32_t pages, int32_t (&row)[BOXES]) {
+  const int32_t size = int32_t(p.page_size);
+  if (!p.paged) {
+    for (int box = 0; box < BOXES; ++box)
+      row[box] = box > 0 && first + box * kCacheBox >= end ? row[box - 1] : int32_t(b) * size + first + box * kCacheBox;
+    return;
+  }
+  const int32_t table = int32_t(p.block_table.extent[1]);
   int32_t index[BOXES], offset[BOXES], page[BOXES];
   int32_t i = first / size, o = first - i * size;
   TILE_UNROLL(32)
@@ -58,40 +61,6 @@ TILE_DEVICE void paged_box_rows_at_once(const Params& p, int64_t b, int32_t firs
     const bool known = index[box] < table && page[box] >= 0 && page[box] < pages;
     row[box] = known ? page[box] * size + offset[box] : 0;
     if (box > 0 && first + box * kCacheBox >= end) row[box] = row[box - 1];
-  }
-}
-
-// The cache rows of the boxes of the key tile starting at token `first` of sequence b. The producer's one
-// thread issues every copy, so this stays short: one 32-bit division per tile (a 64-bit one is a long
-// subroutine on the GPU), the boxes stepping through pages from there. Boxes at or past `end` read the box
-// before them again: their rows are masked (K) and zeroed (V). A token past the block table or a table entry
-// outside the cache (the caller's error, unchecked on the GPU) reads row 0 rather than out of bounds.
-template <int BOXES, TableReads READS, class Params>
-TILE_DEVICE void box_rows(const Params& p, int64_t b, int32_t first, int32_t end, int32_t pages, int32_t (&row)[BOXES]) {
-  if constexpr (READS == TableReads::at_once) {
-    if (p.paged) {
-      paged_box_rows_at_once(p, b, first, end, pages, row);
-      return;
-    }
-  }
-  const int32_t size = int32_t(p.page_size);
-  int32_t index = p.paged ? first / size : 0, offset = first - index * size;
-  for (int box = 0; box < BOXES; ++box) {
-    if (box > 0 && first + box * kCacheBox >= end) {
-      row[box] = row[box - 1];
-      continue;
-    }
-    if (!p.paged) {
-      row[box] = int32_t(b) * size + first + box * kCacheBox;
-      continue;
-    }
-    const int32_t page = index < p.block_table.extent[1] ? p.block_table(b, index) : -1;
-    row[box] = page >= 0 && page < pages ? page * size + offset : 0;
-    offset += kCacheBox;
-    if (offset == size) {
-      offset = 0;
-      ++index;
-    }
   }
 }
 
@@ -142,7 +111,7 @@ TILE_DEVICE void store_result(Block& blk, const Params& p, int64_t split, int64_
 // columns of one latent cache). Tokens from `newest` on are the step's own (the kernel before may have just
 // written them): a producer that started early (producer_starts_early) waits for that kernel before the first
 // tile that holds one.
-template <int BN, TableReads READS = TableReads::box_by_box, class Block, class Pipe, class Params, class First, class Second>
+template <int BN, class Block, class Pipe, class Params, class First, class Second>
 TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, const First& first, const Second& second,
                                    int64_t plane, int64_t b, int64_t k_begin, int64_t t_end, int64_t tiles, int64_t newest) {
   constexpr int boxes = BN / kCacheBox;
@@ -151,7 +120,7 @@ TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, cons
   // Captured by value (the block, the parameters and the tensors outlive the kernel body): on the host the
   // loads run later, inside the consumers' loop (host/pipeline.h), after this function has returned.
   pipe.producer(tiles, [&blk, &pipe, &p, &first, &second, plane, b, k_begin, t_end, tiles, newest, pages, rows](auto& s, int64_t j) mutable {
-    if (j == 0) box_rows<boxes, READS>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
+    if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
     if (k_begin + (j + 1) * BN > newest) pipe.wait_for_predecessor();
     for (int box = 0; box < boxes; ++box) {
       load_rows_async(blk, s.a, box * kCacheBox, first, plane, {rows[box], 0}, tile::read_once);
@@ -159,7 +128,7 @@ TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, cons
     }
     // The next tile's block table entries, read now: their latency passes while the producer waits for a
     // free stage.
-    if (j + 1 < tiles) box_rows<boxes, READS>(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
+    if (j + 1 < tiles) box_rows<boxes>(p, b, int32_t(k_begin + (j + 1) * BN), int32_t(t_end), pages, rows);
   });
 }
 
