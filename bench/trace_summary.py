@@ -12,7 +12,11 @@ shows the pipeline's marks, medians over the blocks, after each block was ready:
 issued, the first stage full at a consumer, the last stage released (the k loop done), the first consumer's
 body returned (its epilogue done).
 
-usage: trace_summary.py FILE.tsv [--gap-us 30] [--launches]
+`--around FAMILY` prints, instead, the launches around one launch of that kernel family (e.g. FmhaDecodeSliced;
+`--occurrence`, default the middle one): each launch's first and last block start, ready and end, from the
+first of them, to read a chain of dependent launches (who starts before whom ends).
+
+usage: trace_summary.py FILE.tsv [--gap-us 30] [--launches | --around FAMILY [--occurrence I] [--before 2] [--after 4]]
 """
 import argparse
 import collections
@@ -46,13 +50,33 @@ def family(name):
     return name.split("<")[0]
 
 
+def print_around(burst, a):
+    hits = [i for i, r in enumerate(burst) if family(r["kernel"]) == a.around]
+    if not hits:
+        raise SystemExit(f"no launch of {a.around} in the last burst")
+    i = hits[a.occurrence if a.occurrence >= 0 else len(hits) // 2]
+    window = burst[max(0, i - a.before):i + a.after + 1]
+    t0 = window[0]["first_start"]
+    span = lambda r, k: f"{r['first_' + k] - t0:8.2f} {r['last_' + k] - t0:8.2f}"
+    print(f"launch {hits.index(i) + 1} of {len(hits)} of {a.around}; us from the first block start of the first row")
+    print(f"{'start':>8} {'(last)':>8} {'ready':>8} {'(last)':>8} {'end':>8} {'(last)':>8} {'blocks':>6}  kernel")
+    for r in window:
+        print(f"{span(r, 'start')} {span(r, 'ready')} {span(r, 'end')} {r['blocks']:6d}  {r['kernel'][:100]}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tsv")
     ap.add_argument("--gap-us", type=float, default=30.0, help="idle time that separates bursts (default 30 us)")
     ap.add_argument("--launches", action="store_true", help="print every launch of the burst")
+    ap.add_argument("--around", metavar="FAMILY", help="print the launches around one launch of this kernel family")
+    ap.add_argument("--occurrence", type=int, default=-1, help="which launch of FAMILY (default: the middle one)")
+    ap.add_argument("--before", type=int, default=2, help="launches shown before it (default 2)")
+    ap.add_argument("--after", type=int, default=4, help="launches shown after it (default 4)")
     a = ap.parse_args()
     burst = last_burst(read(a.tsv), a.gap_us)
+    if a.around:
+        return print_around(burst, a)
     t0 = burst[0]["first_start"]
     prev_end = burst[0]["first_ready"]
     per = collections.OrderedDict()
