@@ -98,7 +98,15 @@ void run_chat(const ChatArgs& a) {
     if (auto id = tok->token_to_id(end)) opt.stop_ids.push_back(*id);
   const std::vector<std::string> stop_strings = format == ChatFormat::plain ? std::vector<std::string>{"\nUser:"} : std::vector<std::string>{};
   std::vector<Message> msgs;
-  if (!a.system.empty()) msgs.push_back({"system", a.system});
+  size_t system_tokens = 0;
+  if (!a.system.empty()) {
+    msgs.push_back({"system", a.system});
+    // It is never left out: one that leaves no room for a message and a reply makes every turn fail.
+    system_tokens = render(*tok, format, msgs).size();
+    if (system_tokens + 2 > context)
+      invalid_argument("--system: the system message takes " + std::to_string(system_tokens) + " tokens with the chat format; the context holds " +
+                       std::to_string(context) + " (--max-context, else the model's max_position_embeddings)");
+  }
   std::fprintf(stderr, "tessera chat (%s format); one line per turn, end with Ctrl-D\n",
                format == ChatFormat::llama3 ? "Llama 3" : format == ChatFormat::chatml ? "ChatML" : "plain");
   std::string line;
@@ -111,8 +119,10 @@ void run_chat(const ChatArgs& a) {
     if (dropped > 0)
       std::fprintf(stderr, "tessera: %zu earlier message%s left out to fit the context of %zu tokens\n", dropped, dropped == 1 ? "" : "s", context);
     if (prompt.size() >= context) {
-      std::fprintf(stderr, "tessera: that message does not fit the context of %zu tokens (%zu with the chat format); not sent\n",
-                   context, prompt.size());
+      std::string system_share;
+      if (system_tokens > 0) system_share = ", " + std::to_string(system_tokens) + " of them the system message";
+      std::fprintf(stderr, "tessera: that message does not fit the context of %zu tokens (%zu with the chat format%s); not sent\n",
+                   context, prompt.size(), system_share.c_str());
       msgs.pop_back();
       continue;
     }

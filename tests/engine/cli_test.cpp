@@ -198,6 +198,20 @@ TEST(Cli, GenerationAndChatStayInsideTheContext) {
   ASSERT_EQ(chat.rc, 0) << chat.err;
   EXPECT_NE(chat.err.find("left out to fit the context of 24 tokens"), std::string::npos) << chat.err;
   EXPECT_GE(std::count(chat.out.begin(), chat.out.end(), '\n'), 4) << chat.out;
+
+  // The system message is never left out: one that fills the context is refused at the start, and a message
+  // that does not fit beside it says how much of the prompt the system message is.
+  std::string long_system, line;
+  for (int i = 0; i < 40; ++i) long_system += "ab ";
+  for (int i = 0; i < 12; ++i) line += "a b ";
+  const std::string chat_at_24 = "chat --model " + (dir / "model").string() + " --max-tokens 4 --max-context 24 --temperature 0";
+  const auto refused = run(chat_at_24 + " --system '" + long_system + "'", dir, "ab\n");
+  EXPECT_EQ(refused.rc, 2) << refused.err;
+  EXPECT_NE(refused.err.find("--system: the system message takes"), std::string::npos) << refused.err;
+  const auto crowded = run(chat_at_24 + " --system 'ab ab'", dir, line + "\nab\n");
+  ASSERT_EQ(crowded.rc, 0) << crowded.err;
+  EXPECT_NE(crowded.err.find("of them the system message); not sent"), std::string::npos) << crowded.err;
+  EXPECT_GE(std::count(crowded.out.begin(), crowded.out.end(), '\n'), 1) << crowded.out;
 }
 
 TEST(Cli, BenchModelWithRandomWeights) {
