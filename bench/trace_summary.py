@@ -54,11 +54,14 @@ def print_around(burst, a):
     hits = [i for i, r in enumerate(burst) if family(r["kernel"]) == a.around]
     if not hits:
         raise SystemExit(f"no launch of {a.around} in the last burst")
-    i = hits[a.occurrence if a.occurrence >= 0 else len(hits) // 2]
+    k = a.occurrence if a.occurrence >= 0 else len(hits) // 2
+    if k >= len(hits):
+        raise SystemExit(f"--occurrence {k}: the last burst has {len(hits)} launches of {a.around} (0 to {len(hits) - 1})")
+    i = hits[k]
     window = burst[max(0, i - a.before):i + a.after + 1]
     t0 = window[0]["first_start"]
     span = lambda r, k: f"{r['first_' + k] - t0:8.2f} {r['last_' + k] - t0:8.2f}"
-    print(f"launch {hits.index(i) + 1} of {len(hits)} of {a.around}; us from the first block start of the first row")
+    print(f"launch {k + 1} of {len(hits)} of {a.around}; us from the first block start of the first row")
     print(f"{'start':>8} {'(last)':>8} {'ready':>8} {'(last)':>8} {'end':>8} {'(last)':>8} {'blocks':>6}  kernel")
     for r in window:
         print(f"{span(r, 'start')} {span(r, 'ready')} {span(r, 'end')} {r['blocks']:6d}  {r['kernel'][:100]}")
