@@ -88,15 +88,29 @@ struct MatmulFewRows {
     };
     tile::GroupStream groups(K, int64_t(DEPTH) * BK);
     groups.start(blk, p.weights_settled, ask);
+    // The residual, asked for before the loop (after the wait: the kernel before may have written it) and kept
+    // unconverted until the epilogue, so that its latency passes with the weights' instead of adding a round trip
+    // to the end of every block: a batch-1 decode step, whose o and down projections add into the residual
+    // stream, 1.2% faster (H200, bench/results/2026-12-01-h200-session57, run 4).
+    using Column = decltype(row_sum(accumulator()));  // BN x 1
+    decltype(load_like(blk, Column{}, p.residual, {0, 0})) residual[M]{};
+    if (p.epilogue.has_residual) {
+      TILE_UNROLL(8)
+      for (int m = 0; m < M; ++m) residual[m] = load_like(blk, Column{}, p.residual, {n0, m});
+    }
     for (int64_t k0 = groups.run(ask, use); k0 < K; k0 += BK) {
       const auto wk = cast<float>(weight_tile(k0));
       TILE_UNROLL(8)
       for (int m = 0; m < M; ++m) acc[m] = accumulate(acc[m], wk * cast<float>(load<1, BK>(blk, p.a, {m, k0})));
     }
+    EpilogueParams without_residual = p.epilogue;
+    without_residual.has_residual = false;
     TILE_UNROLL(8)
     for (int m = 0; m < M; ++m) {
       const auto dot = row_sum(acc[m]);  // BN x 1: C^T[n0 .., m]
-      store(blk, p.c, {n0, m}, cast<TO>(apply_epilogue(blk, dot, p.epilogue, p.bias, p.residual, {n0, m})));
+      auto out = apply_epilogue(blk, dot, without_residual, p.bias, p.residual, {n0, m});
+      if (p.epilogue.has_residual) out = out + cast<float>(residual[m]);  // added last, as apply_epilogue would
+      store(blk, p.c, {n0, m}, cast<TO>(out));
     }
   }
 };
