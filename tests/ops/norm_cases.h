@@ -8,7 +8,7 @@
 
 namespace tessera::testing {
 
-inline const Shape kNormShapes[] = {{1, 1}, {3, 7}, {2, 3, 64}, {5, 1000}, {9, 1024}, {3, 1025}, {2, 4096}, {67, 2000}, {2, 8192}, {2, 8193}, {1, 20011}};
+inline const Shape kNormShapes[] = {{1, 1}, {3, 7}, {2, 3, 64}, {5, 1000}, {9, 1024}, {3, 1025}, {2, 4096}, {65, 4096}, {67, 2000}, {70, 5003}, {2, 8192}, {2, 8193}, {1, 20011}};
 
 // dt: x (and the residual); out: y and the weight (an f32 x may be normalised into f16/bf16).
 inline void check_rms_norm(Device dev, dispatch::Backend backend, DType dt, const Shape& shape, bool residual,

@@ -17,10 +17,11 @@
 // that fill the tile skip the column mask (tile::everywhere): the kernel is bound by its instructions, and the
 // mask cost 3-5 of them an element. ONE_PASS: the launcher guarantees n <= COLS, so the multi-pass code is
 // not compiled (its registers would lower the occupancy of the one-pass path). FULL_ROWS: the launcher
-// guarantees n == COLS, so only the unmasked one-pass path is compiled (f16 rows: compiled beside the masked
-// path, the kernel ran at 66% of copy bandwidth on an H200 against 77% alone; bf16 rows ran better beside it,
-// 85% against 81%: session 37). X is the input's type, Y the output's and the vectors' (an fp32 residual
-// stream normalised into 16-bit activations).
+// guarantees n == COLS, so only the unmasked one-pass path is compiled: it fits 64 registers a thread without
+// spilling, where both paths together spill, so a multiprocessor holds a third more rows (bf16 16384 x 8192 on
+// an H200: 95-97% of copy bandwidth against 87.5% for both paths at the looser cap, session 58; at the same cap
+// as both paths it was slower, session 37). X is the input's type, Y the output's and the vectors' (an fp32
+// residual stream normalised into 16-bit activations).
 #pragma once
 #include "tessera/tile/tile.h"
 

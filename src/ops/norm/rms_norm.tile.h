@@ -16,12 +16,18 @@
 // which that kernel may write, are read after the wait. Such a norm is one block whose time is that chain of
 // round trips. Many rows keep the wait at the kernel's entry and the weight after x: the weight-first form ran
 // 16384 x 8192 at 61% of copy bandwidth against 88-90% (H200, bench/results/2026-11-30-h200-session53, run 5).
+// RESIDUAL: the kernel may add a residual (Params::has_residual, a branch taken at run time). false: the launcher
+// guarantees there is none and the residual's code is not compiled, so the kernel's registers are the plain
+// norm's own: 16-bit rows then fit 64 registers a thread without spilling (4 blocks of 256 threads a
+// multiprocessor at 8192 columns, 8 of 128 at 4096), where the kernel with the residual's code spills there:
+// 16384 x 8192 bf16 at 96.4-96.8% of copy bandwidth against 91.2-91.4% (H200, session 58).
 #pragma once
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
 
-template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS = false, bool WEIGHT_FIRST = false>
+template <class X, class Y, int ROWS, int COLS, int THREADS, bool ONE_PASS = false, bool WEIGHT_FIRST = false,
+          bool RESIDUAL = true>
 struct RmsNorm {
   static constexpr int threads = THREADS;
   struct Params {
@@ -59,9 +65,11 @@ struct RmsNorm {
   template <class Block, class Weight>
   TILE_DEVICE void one_pass(Block& blk, const Params& p, int64_t r0, int64_t n, Weight&& weight) const {
     auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, 0}));
-    if (p.has_residual) {
-      h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, 0}));
-      store(blk, p.sum_out, {r0, 0}, cast<X>(h));
+    if constexpr (RESIDUAL) {
+      if (p.has_residual) {
+        h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, 0}));
+        store(blk, p.sum_out, {r0, 0}, cast<X>(h));
+      }
     }
     const auto w = weight();  // in flight during the reduction
     const auto inv_rms = rsqrt(row_sum(h * h) / float(n) + p.eps);
@@ -90,7 +98,7 @@ struct RmsNorm {
     auto squares = zeros<float, ROWS, COLS>(blk);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
       auto h = cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
-      if (p.has_residual) {
+      if (RESIDUAL && p.has_residual) {
         h = h + cast<float>(load<ROWS, COLS>(blk, p.residual, {r0, c0}));
         store(blk, p.sum_out, {r0, c0}, cast<X>(h));
       }
@@ -98,7 +106,7 @@ struct RmsNorm {
     }
     const auto inv_rms = rsqrt(row_sum(squares) / float(n) + p.eps);
     for (int64_t c0 = 0; c0 < n; c0 += COLS) {
-      const auto h = p.has_residual ? cast<float>(load<ROWS, COLS>(blk, p.sum_out, {r0, c0}))
+      const auto h = RESIDUAL && p.has_residual ? cast<float>(load<ROWS, COLS>(blk, p.sum_out, {r0, c0}))
                                     : cast<float>(load<ROWS, COLS>(blk, p.x, {r0, c0}));
       const auto w = cast<float>(load<1, COLS>(blk, p.weight, {0, c0}));
       store(blk, p.y, {r0, c0}, cast<Y>(h * inv_rms * w));
