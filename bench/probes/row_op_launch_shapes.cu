@@ -12,7 +12,11 @@
 // the fp32 mean's rounding: one sum an element and one row reduction fewer) ran at 87.8-88.3% of copy against
 // 85.0-85.5% (16384 x 8192) and is now the library's form for 16-bit rows (bench/results/2026-11-28-h200-session39),
 // so the "two-fma output" rows are the form before it, with the mean corrected; their check line gives the
-// largest difference of the two. Build here (after the library):
+// largest difference of the two. Session 58: the kernels with less code under tighter caps (layer_norm's
+// unmasked "full" kernel at 4 blocks: 94.5-97.1% of copy against 87.4-87.5%; rms_norm without the residual's
+// code at 4 blocks: 96.4-96.8% against 91.2-91.4%) became the library's for 16-bit rows; rows streamed through
+// a block with the next row's loads in flight ("streamed") and rope without its second destination were no
+// better (bench/results/2026-12-01-h200-session58). Build here (after the library):
 //   nvcc -O3 -std=c++20 -I include -I src -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -Xcudafe --diag_suppress=177 -DNDEBUG bench/probes/row_op_launch_shapes.cu build/libtessera.a \
 //     -o .device/probe/row_op_launch_shapes
@@ -24,6 +28,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ops/norm/layer_norm.tile.h"
@@ -185,12 +190,122 @@ void ln_midway(Bench& bench, const char* name, const Args& args) {
   bench.time<K, MB>(name, args.rows, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
 }
 
+// Session 58: the block's rows streamed. A block normalises CHUNK consecutive rows (0: every num_blocks-th row
+// from its own, a persistent grid of MB blocks a multiprocessor), and asks for the next row's x right after
+// this row's is in registers, kept 16-bit until used, so that a row's reductions and its weight and bias reads
+// no longer leave the multiprocessor without loads in flight. ONCE: x read with the read-once hint (L1 kept for
+// weight and bias).
+int g_sms = 132;
+// A zero the compiler cannot see through: the weight and bias loads of each row stay in the loop (hoisted out of
+// it, with their casts, they held 64 registers for the block's life and spilled 248-344 bytes).
+__device__ __forceinline__ int64_t opaque_zero() {
+  int64_t z;
+  asm volatile("mov.b64 %0, 0;" : "=l"(z));
+  return z;
+}
+template <class Block, class P, int COLS, bool ONCE>
+TILE_DEVICE auto read_row(Block& blk, const P& p, int64_t r) {
+  if constexpr (ONCE) return load<1, COLS>(blk, p.x, {r, 0}, 0.f, tile::read_once, tile::cold_edges);
+  else return load<1, COLS>(blk, p.x, {r, 0}, 0.f, tile::cold_edges);
+}
+template <int COLS, int THREADS, int CHUNK, bool ONCE, bool RMS = false>
+struct RowsStreamed {
+  static constexpr int threads = THREADS;
+  using Params = typename ops::kernels::LayerNorm<bf16, bf16, 1, COLS, THREADS, true>::Params;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t rows = p.x.extent[0], n = p.x.extent[1];
+    const int64_t step = CHUNK > 0 ? 1 : blk.num_blocks(0);
+    int64_t r = CHUNK > 0 ? blk.bid(0) * CHUNK : blk.bid(0);
+    const int64_t end = CHUNK > 0 ? (r + CHUNK < rows ? r + CHUNK : rows) : rows;
+    if (r >= end) return;
+    auto next = read_row<Block, Params, COLS, ONCE>(blk, p, r);
+    for (; r < end; r += step) {
+      const auto x = cast<float>(next);
+      if (r + step < end) next = read_row<Block, Params, COLS, ONCE>(blk, p, r + step);
+      if constexpr (RMS) {
+        const auto inv_rms = rsqrt(row_sum(x * x) / float(n) + p.eps);
+        store(blk, p.y, {r, 0}, cast<bf16>(x * inv_rms * cast<float>(load<1, COLS>(blk, p.weight, {opaque_zero(), 0}, 0.f, tile::cold_edges))), tile::cold_edges);
+      } else {
+        const auto mean = row_sum(x) / float(n);
+        const auto d = x - mean;
+        const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
+        const auto w = cast<float>(load<1, COLS>(blk, p.weight, {opaque_zero(), 0}, 0.f, tile::cold_edges));
+        const auto b = cast<float>(load<1, COLS>(blk, p.bias, {opaque_zero(), 0}, 0.f, tile::cold_edges));
+        store(blk, p.y, {r, 0}, cast<bf16>(d * rstd * w + b), tile::cold_edges);
+      }
+    }
+  }
+};
+template <int COLS, int THREADS, int MB, int CHUNK, bool ONCE, bool RMS = false, class Args>
+void streamed(Bench& bench, const char* name, const Args& args) {
+  using K = RowsStreamed<COLS, THREADS, CHUNK, ONCE, RMS>;
+  const int64_t blocks = CHUNK > 0 ? (args.rows + CHUNK - 1) / CHUNK : std::min<int64_t>(args.rows, int64_t(g_sms) * MB);
+  bench.time<K, MB>(name, blocks, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
+  if (!RMS) bench.check<K, MB>(name, blocks, typename K::Params{args.x(0), args.w, args.b, args.y, 1e-5f});
+}
+
+// rms_norm's one pass without the residual's code (the library compiles both in one kernel, its branch taken at
+// run time), so that the no-residual kernel's registers are its own: does a tighter cap then fit?
+template <int COLS, int THREADS>
+struct RmsNormNoResidual {
+  static constexpr int threads = THREADS;
+  using Params = typename ops::kernels::RmsNorm<bf16, bf16, 1, COLS, THREADS, true>::Params;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t r0 = blk.bid(0), n = p.x.extent[1];
+    const auto h = cast<float>(load<1, COLS>(blk, p.x, {r0, 0}));
+    const auto w = load<1, COLS>(blk, p.weight, {0, 0});
+    const auto inv_rms = rsqrt(row_sum(h * h) / float(n) + p.eps);
+    store(blk, p.y, {r0, 0}, cast<bf16>(h * inv_rms * cast<float>(w)));
+  }
+};
+template <int COLS, int THREADS, int MB, class Args>
+void rms_no_residual(Bench& bench, const char* name, const Args& args) {
+  using K = RmsNormNoResidual<COLS, THREADS>;
+  bench.time<K, MB>(name, args.rows, [&](int i) {
+    typename K::Params p{};
+    p.x = args.x(i);
+    p.weight = args.w;
+    p.y = args.y;
+    p.eps = 1e-5f;
+    return p;
+  });
+}
+
+// rope's kernel without the second destination (the library stores every rotated tile to `also` too, an empty
+// view outside the fused qkv path: its stores are bounds tests that write nothing).
+template <class T, int HEADS, int HALF, int THREADS>
+struct RopeOneDestination {
+  static constexpr int threads = THREADS;
+  using Params = typename ops::kernels::Rope<T, HEADS, HALF, THREADS>::Params;
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    const int64_t t = blk.bid(0), h0 = blk.bid(1) * HEADS;
+    const auto& r = p.rotary;
+    const float pos = r.position(t);
+    const auto x = p.x[t];
+    const auto y = p.y[t];
+    const int64_t half = r.rotary / 2;
+    const auto x1 = ops::kernels::rotary_columns(x, 0, half, 1), x2 = ops::kernels::rotary_columns(x, half, half, 1);
+    const auto y1 = ops::kernels::rotary_columns(y, 0, half, 1), y2 = ops::kernels::rotary_columns(y, half, half, 1);
+    for (int64_t c0 = 0; c0 < half; c0 += HALF) {
+      const auto angle = load<1, HALF>(blk, r.inv_freq, {0, c0}) * pos;
+      const auto [c, s] = cos_sin(angle);
+      const auto a = cast<float>(load<HEADS, HALF>(blk, x1, {h0, c0}));
+      const auto b = cast<float>(load<HEADS, HALF>(blk, x2, {h0, c0}));
+      store(blk, y1, {h0, c0}, cast<T>(a * c - b * s));
+      store(blk, y2, {h0, c0}, cast<T>(b * c + a * s));
+    }
+  }
+};
+
 // rope (neox, rotary = head dim 128) over rows x cols seen as [rows tokens, heads, 128], y apart from x.
 const int32_t* g_positions = nullptr;
 const float* g_inv_freq = nullptr;
-template <int HEADS, int THREADS, int MB, class Args>
+template <int HEADS, int THREADS, int MB, class Args, bool ONE_DESTINATION = false>
 void rope(Bench& bench, const char* name, const Args& args, int64_t heads) {
-  using K = ops::kernels::Rope<bf16, HEADS, 64, THREADS>;
+  using K = std::conditional_t<ONE_DESTINATION, RopeOneDestination<bf16, HEADS, 64, THREADS>, ops::kernels::Rope<bf16, HEADS, 64, THREADS>>;
   const int64_t tokens = args.rows * args.cols / (heads * 128);
   bench.time3<K, MB>(name, {tokens, (heads + HEADS - 1) / HEADS}, [&](int i) {
     typename K::Params p{};
@@ -208,6 +323,7 @@ int run(const char* filter) {
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::printf("%s, %d SMs, %d MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  g_sms = prop.multiProcessorCount;
   const size_t pool_bytes = size_t(3) << 28;  // 768 MB: three copies of 16384 x 8192 bf16
   void *x = nullptr, *y = nullptr, *wb = nullptr;
   cudaMalloc(&x, pool_bytes);
@@ -255,22 +371,45 @@ int run(const char* filter) {
                 bench.bytes / bench.copy_us * 1e-6, bench.copies);
     if (cols == 8192) {
       rms<8192, 256, 3>(bench, "rms_norm 256t mb3 (library)", args);
+      rms_no_residual<8192, 256, 3>(bench, "rms_norm no residual 256t mb3", args);
+      rms_no_residual<8192, 256, 4>(bench, "rms_norm no residual 256t mb4", args);
+      rms_no_residual<8192, 512, 2>(bench, "rms_norm no residual 512t mb2", args);
       rms<8192, 256, 4>(bench, "rms_norm 256t mb4", args);
       rms<8192, 512, 2>(bench, "rms_norm 512t mb2", args);
       rms<8192, 512, 3>(bench, "rms_norm 512t mb3", args);
       rms<8192, 1024, 1>(bench, "rms_norm 1024t mb1", args);
       rms<8192, 1024, 2>(bench, "rms_norm 1024t mb2", args);
       ln<8192, 256, 3, false>(bench, "layer_norm 256t mb3 (library)", args);
+      streamed<8192, 256, 3, 0, false>(bench, "layer_norm streamed persistent 256t mb3", args);
+      streamed<8192, 256, 3, 0, true>(bench, "layer_norm streamed persistent once 256t mb3", args);
+      streamed<8192, 256, 2, 0, false>(bench, "layer_norm streamed persistent 256t mb2", args);
+      streamed<8192, 256, 3, 4, false>(bench, "layer_norm streamed chunk4 256t mb3", args);
+      streamed<8192, 256, 3, 8, false>(bench, "layer_norm streamed chunk8 256t mb3", args);
+      streamed<8192, 256, 3, 16, false>(bench, "layer_norm streamed chunk16 256t mb3", args);
+      streamed<8192, 256, 3, 8, true>(bench, "layer_norm streamed chunk8 once 256t mb3", args);
+      streamed<8192, 512, 2, 8, false>(bench, "layer_norm streamed chunk8 512t mb2", args);
+      streamed<8192, 512, 1, 0, false>(bench, "layer_norm streamed persistent 512t mb1", args);
+      streamed<8192, 512, 2, 0, false>(bench, "layer_norm streamed persistent 512t mb2", args);
+      streamed<8192, 512, 2, 4, false>(bench, "layer_norm streamed chunk4 512t mb2", args);
+      streamed<8192, 256, 2, 8, false>(bench, "layer_norm streamed chunk8 256t mb2", args);
+      streamed<8192, 256, 2, 4, false>(bench, "layer_norm streamed chunk4 256t mb2", args);
+      streamed<8192, 1024, 1, 0, false>(bench, "layer_norm streamed persistent 1024t mb1", args);
+      streamed<8192, 256, 3, 0, false, true>(bench, "rms_norm streamed persistent 256t mb3", args);
+      streamed<8192, 256, 3, 8, false, true>(bench, "rms_norm streamed chunk8 256t mb3", args);
       ln<8192, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
       ln_midway<8192, 256, 3>(bench, "layer_norm 256t mb3 vectors midway", args);
       ln_two_fma<8192, 256, 3>(bench, "layer_norm 256t mb3 two-fma output", args);
       ln_midway<8192, 256, 2>(bench, "layer_norm 256t mb2 vectors midway", args);
       ln<8192, 256, 4, true>(bench, "layer_norm 256t mb4 full", args);
+      ln<8192, 256, 4, false>(bench, "layer_norm 256t mb4 (both paths)", args);
       ln<8192, 512, 2, true>(bench, "layer_norm 512t mb2 full", args);
       ln<8192, 512, 3, true>(bench, "layer_norm 512t mb3 full", args);
       ln<8192, 1024, 1, true>(bench, "layer_norm 1024t mb1 full", args);
       ln<8192, 1024, 2, true>(bench, "layer_norm 1024t mb2 full", args);
       rope<32, 64, 8>(bench, "rope 32 heads 64t mb8 (library)", args, 64);
+      rope<32, 64, 8, Args, true>(bench, "rope 32 heads 64t mb8 one destination", args, 64);
+      rope<32, 64, 12, Args, true>(bench, "rope 32 heads 64t mb12 one destination", args, 64);
+      rope<64, 128, 6, Args, true>(bench, "rope 64 heads 128t mb6 one destination", args, 64);
       rope<32, 64, 16>(bench, "rope 32 heads 64t mb16", args, 64);
       rope<64, 128, 4>(bench, "rope 64 heads 128t mb4", args, 64);
       rope<64, 128, 8>(bench, "rope 64 heads 128t mb8", args, 64);
@@ -282,16 +421,30 @@ int run(const char* filter) {
       rope<32, 128, 4>(bench, "rope 32 heads 128t mb4", args, 32);
       rope<16, 32, 16>(bench, "rope 16 heads 32t mb16", args, 32);
       rms<4096, 128, 6>(bench, "rms_norm 128t mb6 (library)", args);
+      rms_no_residual<4096, 128, 6>(bench, "rms_norm no residual 128t mb6", args);
+      rms_no_residual<4096, 128, 8>(bench, "rms_norm no residual 128t mb8", args);
       rms<4096, 128, 8>(bench, "rms_norm 128t mb8", args);
       rms<4096, 256, 3>(bench, "rms_norm 256t mb3", args);
       rms<4096, 256, 4>(bench, "rms_norm 256t mb4", args);
       rms<4096, 512, 2>(bench, "rms_norm 512t mb2", args);
       ln<4096, 128, 6, false>(bench, "layer_norm 128t mb6 (library)", args);
+      streamed<4096, 128, 6, 0, false>(bench, "layer_norm streamed persistent 128t mb6", args);
+      streamed<4096, 128, 6, 4, false>(bench, "layer_norm streamed chunk4 128t mb6", args);
+      streamed<4096, 128, 6, 8, false>(bench, "layer_norm streamed chunk8 128t mb6", args);
+      streamed<4096, 128, 6, 8, true>(bench, "layer_norm streamed chunk8 once 128t mb6", args);
+      streamed<4096, 256, 3, 4, false>(bench, "layer_norm streamed chunk4 256t mb3", args);
+      streamed<4096, 256, 3, 0, false>(bench, "layer_norm streamed persistent 256t mb3", args);
+      streamed<4096, 256, 4, 0, false>(bench, "layer_norm streamed persistent 256t mb4", args);
+      streamed<4096, 128, 4, 0, false>(bench, "layer_norm streamed persistent 128t mb4", args);
+      streamed<4096, 128, 4, 8, false>(bench, "layer_norm streamed chunk8 128t mb4", args);
+      streamed<4096, 128, 6, 0, false, true>(bench, "rms_norm streamed persistent 128t mb6", args);
       ln<4096, 128, 6, true>(bench, "layer_norm 128t mb6 full", args);
       ln_midway<4096, 128, 6>(bench, "layer_norm 128t mb6 vectors midway", args);
       ln_two_fma<4096, 128, 6>(bench, "layer_norm 128t mb6 two-fma output", args);
       ln_midway<4096, 128, 4>(bench, "layer_norm 128t mb4 vectors midway", args);
       ln<4096, 128, 8, true>(bench, "layer_norm 128t mb8 full", args);
+      ln<4096, 128, 8, false>(bench, "layer_norm 128t mb8 (both paths)", args);
+      ln<4096, 128, 7, true>(bench, "layer_norm 128t mb7 full", args);
       ln<4096, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
       ln<4096, 256, 4, true>(bench, "layer_norm 256t mb4 full", args);
       ln<4096, 512, 2, true>(bench, "layer_norm 512t mb2 full", args);
