@@ -16,11 +16,11 @@ struct RopeCase {
   int64_t tokens, heads, head_dim, rotary;  // rotary 0: head_dim
 };
 // One token, prime token and head counts, more heads than one block takes, head_dim 64/80/128/256, partial
-// rotary (32 of 128, 64 of 80, 64 of 256); the last two take the 32-head blocks of many tokens (the others,
-// few tokens, 8-head blocks).
+// rotary (32 of 128, 64 of 80, 64 of 256); 131 x 33 and 67 x 40 take the 32-head blocks of many tokens, the
+// last two (64 heads or more) the 64-head blocks (the others, few tokens, 8-head blocks).
 inline const RopeCase kRopeCases[] = {{1, 1, 64, 0},   {7, 5, 128, 0},  {13, 3, 80, 64},   {3, 2, 256, 0},
                                       {5, 7, 128, 32}, {2, 17, 64, 0},  {11, 9, 256, 64},  {3, 32, 128, 0},
-                                      {131, 33, 128, 0}, {67, 40, 80, 64}};
+                                      {131, 33, 128, 0}, {67, 40, 80, 64}, {130, 67, 128, 0}, {70, 64, 256, 64}};
 inline const RopeLayout kRopeLayouts[] = {RopeLayout::neox, RopeLayout::interleaved};
 inline const DType kPositionDTypes[] = {DType::i32, DType::i64};
 
