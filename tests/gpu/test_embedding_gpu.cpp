@@ -43,13 +43,26 @@ TEST_F(EmbeddingGpu, CapturedInACudaGraph) {
   graph.end_capture();
   graph.launch(stream.handle());
   stream.synchronize();
-  const std::vector<float> got = ops::to_float_vector(y), rows = ops::to_float_vector(table);
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t id = host_ids.data_as<int32_t>()[i];
-    for (int64_t j = 0; j < dim; ++j) {
-      const float want = id >= 0 && id < vocab ? rows[size_t(id * dim + j)] : 0.f;
-      ASSERT_EQ(got[size_t(i * dim + j)], want) << "row " << i << " (id " << id << "), column " << j;
-    }
-  }
+  expect_rows_or_zeros(host_ids, table, y);
+}
+// With the ids promised in range (Options::ids_in_range) the call queues the gather alone and returns without
+// waiting: valid ids give the table's rows, and a broken promise gives zero rows, not an error or a read outside.
+TEST_F(EmbeddingGpu, IdsPromisedInRangeAreNotChecked) {
+  Stream stream;
+  const int64_t vocab = 301, dim = 4100, n = 9001;
+  Tensor table = random_tensor({vocab, dim}, DType::bf16, Device::cuda());
+  Tensor host_ids = embedding_ids({n}, DType::i32, vocab, Device::cpu());
+  ops::Options promised{dispatch::Backend::tile_cuda, stream.handle()};
+  promised.ids_in_range = true;
+  Tensor y = poisoned({n, dim}, DType::bf16, Device::cuda());
+  ops::embedding(host_ids.to(Device::cuda()), table, y, promised);
+  stream.synchronize();
+  expect_rows_or_zeros(host_ids, table, y);
+  host_ids.data_as<int32_t>()[17] = int32_t(vocab);
+  host_ids.data_as<int32_t>()[8999] = -3;
+  Tensor y_bad = poisoned({n, dim}, DType::bf16, Device::cuda());
+  ops::embedding(host_ids.to(Device::cuda()), table, y_bad, promised);
+  stream.synchronize();
+  expect_rows_or_zeros(host_ids, table, y_bad);
 }
 }  // namespace tessera::testing

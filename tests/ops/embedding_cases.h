@@ -14,10 +14,10 @@ struct EmbeddingCase {
   Shape ids;
   int64_t vocab, dim;
 };
-// ids of rank 0 to 3, vocab 1 to 50000, dims 1, 7, 33, 4096, 8193; more ids than one check block takes.
+// ids of rank 0 to 3, vocab 1 to 50000, dims 1, 7, 33, 4096, 8193; more ids than one step of the check takes.
 inline const EmbeddingCase kEmbeddingCases[] = {{{1}, 1, 1},           {{7}, 17, 7},       {{3, 5}, 1000, 4096},
                                                 {{2, 3, 4}, 50000, 7}, {{}, 10, 8193},     {{13}, 3, 8193},
-                                                {{37}, 100, 1},        {{2, 1500}, 1000, 33}};
+                                                {{37}, 100, 1},        {{2, 1500}, 1000, 33}, {{3, 6007}, 500, 5}};
 inline const DType kIdDTypes[] = {DType::i32, DType::i64};
 
 // Ids uniform in [0, vocab), with the first and last rows of the table among them.
@@ -97,10 +97,13 @@ void check_embedding_bad_ids(Device dev, Run run) {
       expect_invalid_argument([&] { run(ids, table, y); }, {"id -1 ", "position 0", "ids[0]"});
       expect_untouched(y);
     }
-    {  // several bad ids in different check blocks: the first is named
+    {  // several bad ids, some in different steps of the check (8192 ids a step): the first is named
       Tensor ids = ids_with({4000}, {{3999, -7}, {2500, 1000000}, {1500, 50}}), y = poisoned({4000, dim}, DType::bf16, dev);
       expect_invalid_argument([&] { run(ids, table, y); }, {"id 50 ", "position 1500"});
       expect_untouched(y);
+      Tensor many = ids_with({20011}, {{20010, -7}, {16500, 51}, {9000, 1000000}}), y2 = poisoned({20011, dim}, DType::bf16, dev);
+      expect_invalid_argument([&] { run(many, table, y2); }, {"id 1000000 ", "position 9000"});
+      expect_untouched(y2);
     }
     {  // a large id that truncates to a valid int32 must still be caught when ids are i64
       if (id_dt == DType::i64) {
@@ -122,10 +125,31 @@ inline void check_embedding_bad_ids_all(Device dev, dispatch::Backend backend) {
   check_embedding_bad_ids(dev, [&](const Tensor& ids, const Tensor& table, const Tensor& y) {
     ops::reference::embedding({ids, table, y}, {});
   });
-  if (dev.is_cpu())
+  if (dev.is_cpu()) {
     check_embedding_bad_ids(dev, [&](const Tensor& ids, const Tensor& table, const Tensor& y) {
       ops::tile_host::embedding({ids, table, y}, {});
     });
+    // CPU ids are checked even where the caller promised them in range (Options::ids_in_range).
+    check_embedding_bad_ids(dev, [&](const Tensor& ids, const Tensor& table, const Tensor& y) {
+      ops::Options promised{backend};
+      promised.ids_in_range = true;
+      ops::embedding(ids, table, y, promised);
+    });
+  }
+}
+
+// Rows of y are the table's rows of ids, or zero where an id is outside the table (an unchecked call: captured
+// into a CUDA graph, or with the ids promised in range).
+inline void expect_rows_or_zeros(const Tensor& host_ids, const Tensor& table, const Tensor& y) {
+  const int64_t n = host_ids.numel(), vocab = table.size(0), dim = table.size(1);
+  const std::vector<float> got = floats(y), rows = floats(table);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t id = host_ids.data_as<int32_t>()[i];
+    for (int64_t j = 0; j < dim; ++j) {
+      const float want = id >= 0 && id < vocab ? rows[size_t(id * dim + j)] : 0.f;
+      ASSERT_EQ(got[size_t(i * dim + j)], want) << "row " << i << " (id " << id << "), column " << j;
+    }
+  }
 }
 
 inline void check_embedding_bad_input(Device dev, dispatch::Backend backend) {

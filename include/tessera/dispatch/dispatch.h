@@ -35,6 +35,11 @@ struct Options {
   // rms_norm's kernel for a decode step's few rows for the weight, while that kernel finishes.
   // Leave it false when unsure: a broken promise reads stale weights.
   bool weights_settled = false;
+  // A promise that embedding's ids all lie inside the table (a tokenizer's output, checked on the host before).
+  // On the GPU the call then queues its gather without the check of the ids, whose result it would otherwise
+  // wait for before returning (one round trip to the device a call, ~20 us). A broken promise writes zeros for
+  // the rows of the bad ids, as a call captured into a CUDA graph does. CPU ids are checked either way.
+  bool ids_in_range = false;
 };
 
 // The global backend choice; nullopt restores selection by device. Initialised from TESSERA_BACKEND.

@@ -280,6 +280,7 @@ Step step_views(const Model& model, StepBuffers& b, int64_t B, bool decode) {
   s.decode = decode;
   s.opt.stream = b.stream;
   s.opt.weights_settled = weights_read_early();  // every matmul of a step multiplies by the model's weights
+  s.opt.ids_in_range = true;  // token ids checked by validate_step, last rows made here: no round trip a gather
   s.ids = input(l.ids, {T}, DType::i32);
   s.positions = input(l.positions, {T}, DType::i32);
   s.slots = input(l.slots, {T}, DType::i64);
