@@ -14,10 +14,12 @@ struct EmbeddingCase {
   Shape ids;
   int64_t vocab, dim;
 };
-// ids of rank 0 to 3, vocab 1 to 50000, dims 1, 7, 33, 4096, 8193; more ids than one step of the check takes.
+// ids of rank 0 to 3, vocab 1 to 50000, dims 1, 7, 33, 4096, 8192 and 16384 (the gather's wide blocks), 8193;
+// more ids than one step of the check takes.
 inline const EmbeddingCase kEmbeddingCases[] = {{{1}, 1, 1},           {{7}, 17, 7},       {{3, 5}, 1000, 4096},
                                                 {{2, 3, 4}, 50000, 7}, {{}, 10, 8193},     {{13}, 3, 8193},
-                                                {{37}, 100, 1},        {{2, 1500}, 1000, 33}, {{3, 6007}, 500, 5}};
+                                                {{37}, 100, 1},        {{2, 1500}, 1000, 33}, {{3, 6007}, 500, 5},
+                                                {{9}, 20, 8192},       {{2, 2}, 5, 16384}};
 inline const DType kIdDTypes[] = {DType::i32, DType::i64};
 
 // Ids uniform in [0, vocab), with the first and last rows of the table among them.
