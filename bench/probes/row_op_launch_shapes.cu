@@ -16,7 +16,9 @@
 // unmasked "full" kernel at 4 blocks: 94.5-97.1% of copy against 87.4-87.5%; rms_norm without the residual's
 // code at 4 blocks: 96.4-96.8% against 91.2-91.4%) became the library's for 16-bit rows; rows streamed through
 // a block with the next row's loads in flight ("streamed") and rope without its second destination were no
-// better (bench/results/2026-12-01-h200-session58). Build here (after the library):
+// better; rope with two heads a thread under 64 registers (64 heads / 256 threads, 32 / 128) and embedding's
+// gather in 1 x 8192 blocks became the library's (bench/results/2026-12-01-h200-session58). Build here (after
+// the library):
 //   nvcc -O3 -std=c++20 -I include -I src -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -Xcudafe --diag_suppress=177 -DNDEBUG bench/probes/row_op_launch_shapes.cu build/libtessera.a \
 //     -o .device/probe/row_op_launch_shapes
@@ -31,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/embedding/embedding.tile.h"
 #include "ops/norm/layer_norm.tile.h"
 #include "ops/norm/rms_norm.tile.h"
 #include "ops/rope/rope.tile.h"
@@ -300,6 +303,22 @@ struct RopeOneDestination {
   }
 };
 
+// embedding's gather (ids promised in range: no check) under other row widths a block: ROWS rows of COLS columns
+// a block of THREADS threads, over rows x cols of a 32000-row table (session 58: the library's 1 x 2048 / 128
+// threads ran the call at 89% of the harness's copy).
+const int32_t* g_ids = nullptr;
+template <int ROWS, int COLS, int THREADS, int MB, class Args>
+void gather(Bench& bench, const char* name, const Args& args) {
+  using K = ops::kernels::EmbeddingGather<bf16, ROWS, COLS, THREADS>;
+  bench.time3<K, MB>(name, {(args.rows + ROWS - 1) / ROWS, (args.cols + COLS - 1) / COLS}, [&](int) {
+    typename K::Params p{};
+    p.ids32 = {g_ids, {1, args.rows}, {args.rows, 1}};
+    p.table = {args.base, {32000, args.cols}, {args.cols, 1}};
+    p.y = args.y;
+    return p;
+  });
+}
+
 // rope (neox, rotary = head dim 128) over rows x cols seen as [rows tokens, heads, 128], y apart from x.
 const int32_t* g_positions = nullptr;
 const float* g_inv_freq = nullptr;
@@ -342,6 +361,12 @@ int run(const char* filter) {
     cudaMemcpy(dp, pos.data(), pos.size() * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(di, inv.data(), inv.size() * 4, cudaMemcpyHostToDevice);
     g_positions = static_cast<const int32_t*>(dp);
+    std::vector<int32_t> ids(16384);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = int32_t((i * 7919) % 32000);  // as tessera bench's
+    void* di2 = nullptr;
+    cudaMalloc(&di2, ids.size() * 4);
+    cudaMemcpy(di2, ids.data(), ids.size() * 4, cudaMemcpyHostToDevice);
+    g_ids = static_cast<const int32_t*>(di2);
     g_inv_freq = static_cast<const float*>(di);
   }
 
@@ -406,19 +431,36 @@ int run(const char* filter) {
       ln<8192, 512, 3, true>(bench, "layer_norm 512t mb3 full", args);
       ln<8192, 1024, 1, true>(bench, "layer_norm 1024t mb1 full", args);
       ln<8192, 1024, 2, true>(bench, "layer_norm 1024t mb2 full", args);
+      gather<1, 2048, 128, 1>(bench, "gather 1x2048 128t (library)", args);
+      gather<1, 4096, 256, 1>(bench, "gather 1x4096 256t", args);
+      gather<1, 8192, 512, 1>(bench, "gather 1x8192 512t", args);
+      gather<1, 4096, 128, 1>(bench, "gather 1x4096 128t", args);
+      gather<1, 8192, 256, 1>(bench, "gather 1x8192 256t", args);
+      gather<1, 8192, 1024, 1>(bench, "gather 1x8192 1024t", args);
+      gather<1, 1024, 64, 1>(bench, "gather 1x1024 64t", args);
       rope<32, 64, 8>(bench, "rope 32 heads 64t mb8 (library)", args, 64);
       rope<32, 64, 8, Args, true>(bench, "rope 32 heads 64t mb8 one destination", args, 64);
       rope<32, 64, 12, Args, true>(bench, "rope 32 heads 64t mb12 one destination", args, 64);
       rope<64, 128, 6, Args, true>(bench, "rope 64 heads 128t mb6 one destination", args, 64);
+      rope<32, 128, 8>(bench, "rope 32 heads 128t mb8", args, 64);
+      rope<16, 64, 16>(bench, "rope 16 heads 64t mb16", args, 64);
+      rope<64, 256, 4>(bench, "rope 64 heads 256t mb4", args, 64);
+      rope<32, 128, 6>(bench, "rope 32 heads 128t mb6", args, 64);
       rope<32, 64, 16>(bench, "rope 32 heads 64t mb16", args, 64);
       rope<64, 128, 4>(bench, "rope 64 heads 128t mb4", args, 64);
       rope<64, 128, 8>(bench, "rope 64 heads 128t mb8", args, 64);
       rope<64, 64, 8>(bench, "rope 64 heads 64t mb8", args, 64);
       rope<16, 32, 16>(bench, "rope 16 heads 32t mb16", args, 64);
     } else {
+      gather<1, 2048, 128, 1>(bench, "gather 1x2048 128t (library)", args);
+      gather<1, 4096, 256, 1>(bench, "gather 1x4096 256t", args);
+      gather<1, 4096, 128, 1>(bench, "gather 1x4096 128t", args);
+      gather<1, 1024, 64, 1>(bench, "gather 1x1024 64t", args);
       rope<32, 64, 8>(bench, "rope 32 heads 64t mb8 (library)", args, 32);
       rope<32, 64, 16>(bench, "rope 32 heads 64t mb16", args, 32);
       rope<32, 128, 4>(bench, "rope 32 heads 128t mb4", args, 32);
+      rope<32, 128, 8>(bench, "rope 32 heads 128t mb8", args, 32);
+      rope<16, 64, 16>(bench, "rope 16 heads 64t mb16", args, 32);
       rope<16, 32, 16>(bench, "rope 16 heads 32t mb16", args, 32);
       rms<4096, 128, 6>(bench, "rms_norm 128t mb6 (library)", args);
       rms_no_residual<4096, 128, 6>(bench, "rms_norm no residual 128t mb6", args);

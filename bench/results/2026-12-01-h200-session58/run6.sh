@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Session 58, run 6: the build with the embedding check queued ahead of the gather (s58c): the embedding, norm and
+# engine GPU tests, `tessera bench embedding rope` (two rounds).
+set -u
+cd "$(dirname "$0")"
+B=$PWD/bin; mkdir -p $B
+for f in tessera tessera_gpu_tests; do xz -dc ../../../.device/s58c/$f.xz > $B/$f; chmod +x $B/$f; done
+nvidia-smi -L; date +%T
+cd ../../..
+R=$OUT/run6; mkdir -p $R
+rm -rf /tmp/tc_t
+TESSERA_CACHE_DIR=/tmp/tc_t timeout 300 $B/tessera_gpu_tests --gtest_brief=1 --gtest_filter='*mbedding*:*Norm*:Engine*:*Engine*:*Capi*:*CApi*' > $R/gpu_tests.log 2>&1
+echo "gpu tests rc $?"; grep -E "FAILED|PASSED|SKIPPED|tests ran|Failure" $R/gpu_tests.log | head -n 20
+for r in 1 2; do
+  TESSERA_CACHE_DIR=/tmp/tc_t timeout 100 $B/tessera bench embedding rope --shapes 16384x8192,4096x4096,128x4096 --out /tmp/emb_$r > /dev/null 2>&1
+  echo "round $r rc $?"; cp /tmp/emb_$r/bench.md $R/embedding_rope_$r.md; grep -E "^\| [a-z]|copy" $R/embedding_rope_$r.md | grep -v "^| op" | cut -d'|' -f2-4,8
+done
+date +%T
+date +%T
