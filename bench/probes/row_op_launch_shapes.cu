@@ -114,9 +114,9 @@ void Bench::check(const std::string& name, int64_t blocks, const typename Kernel
               100.0 * double(differ) / double(count));
 }
 
-template <int COLS, int THREADS, int MB, class Args>
-void rms(Bench& bench, const char* name, const Args& args) {
-  using K = ops::kernels::RmsNorm<bf16, bf16, 1, COLS, THREADS, true>;
+// An rms_norm kernel K (the library's or a variant with its Params) over the rows, without a residual.
+template <class K, int MB, class Args>
+void time_rms(Bench& bench, const char* name, const Args& args) {
   bench.time<K, MB>(name, args.rows, [&](int i) {
     typename K::Params p{};
     p.x = args.x(i);
@@ -125,6 +125,10 @@ void rms(Bench& bench, const char* name, const Args& args) {
     p.eps = 1e-5f;
     return p;
   });
+}
+template <int COLS, int THREADS, int MB, class Args>
+void rms(Bench& bench, const char* name, const Args& args) {
+  time_rms<ops::kernels::RmsNorm<bf16, bf16, 1, COLS, THREADS, true>, MB>(bench, name, args);
 }
 
 template <int COLS, int THREADS, int MB, bool FULL, class Args>
@@ -265,15 +269,7 @@ struct RmsNormNoResidual {
 };
 template <int COLS, int THREADS, int MB, class Args>
 void rms_no_residual(Bench& bench, const char* name, const Args& args) {
-  using K = RmsNormNoResidual<COLS, THREADS>;
-  bench.time<K, MB>(name, args.rows, [&](int i) {
-    typename K::Params p{};
-    p.x = args.x(i);
-    p.weight = args.w;
-    p.y = args.y;
-    p.eps = 1e-5f;
-    return p;
-  });
+  time_rms<RmsNormNoResidual<COLS, THREADS>, MB>(bench, name, args);
 }
 
 // rope's kernel without the second destination (the library stores every rotated tile to `also` too, an empty
