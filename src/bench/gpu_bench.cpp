@@ -494,11 +494,12 @@ struct Runner {
           return std::vector<Tensor>{ids, out({rows, cols})};
         };
         const std::string shape = "ids=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " vocab=32000";
-        timed_row(op, shape, 0, 2 * rc * el + 4.0 * double(rows), make, [&](const auto& t) { ops::embedding(t[0], table, t[1], o); },
+        const double bytes = 2 * rc * el + 4.0 * double(rows);  // rows read and written, and the ids
+        timed_row(op, shape, 0, bytes, make, [&](const auto& t) { ops::embedding(t[0], table, t[1], o); },
                   "each call checks its ids and waits for the check's result (a round trip)");
         ops::Options promised = o;
         promised.ids_in_range = true;
-        timed_row(op, shape + " ids_in_range", 0, 2 * rc * el + 4.0 * double(rows), make,
+        timed_row(op, shape + " ids_in_range", 0, bytes, make,
                   [&](const auto& t) { ops::embedding(t[0], table, t[1], promised); },
                   "Options::ids_in_range: no check, no round trip (as the engine calls it)");
       }
