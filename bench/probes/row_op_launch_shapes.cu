@@ -15,10 +15,10 @@
 // largest difference of the two. Session 58: the kernels with less code under tighter caps (layer_norm's
 // unmasked "full" kernel at 4 blocks: 94.5-97.1% of copy against 87.4-87.5%; rms_norm without the residual's
 // code at 4 blocks: 96.4-96.8% against 91.2-91.4%) became the library's for 16-bit rows; rows streamed through
-// a block with the next row's loads in flight ("streamed") and rope without its second destination were no
-// better; rope with two heads a thread under 64 registers (64 heads / 256 threads, 32 / 128) and embedding's
-// gather in 1 x 8192 blocks became the library's (bench/results/2026-12-01-h200-session58). Build here (after
-// the library):
+// a block with the next row's loads in flight ("streamed", removed after session 58: `git show f7df4d7:` this
+// file) and rope without its second destination were no better; rope with two heads a thread under 64
+// registers (64 heads / 256 threads, 32 / 128) and embedding's gather in 1 x 8192 blocks became the library's
+// (bench/results/2026-12-01-h200-session58). Build here (after the library):
 //   nvcc -O3 -std=c++20 -I include -I src -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
 //     -Xcudafe --diag_suppress=177 -DNDEBUG bench/probes/row_op_launch_shapes.cu build/libtessera.a \
 //     -o .device/probe/row_op_launch_shapes
@@ -197,61 +197,6 @@ void ln_midway(Bench& bench, const char* name, const Args& args) {
   bench.time<K, MB>(name, args.rows, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
 }
 
-// Session 58: the block's rows streamed. A block normalises CHUNK consecutive rows (0: every num_blocks-th row
-// from its own, a persistent grid of MB blocks a multiprocessor), and asks for the next row's x right after
-// this row's is in registers, kept 16-bit until used, so that a row's reductions and its weight and bias reads
-// no longer leave the multiprocessor without loads in flight. ONCE: x read with the read-once hint (L1 kept for
-// weight and bias).
-int g_sms = 132;
-// A zero the compiler cannot see through: the weight and bias loads of each row stay in the loop (hoisted out of
-// it, with their casts, they held 64 registers for the block's life and spilled 248-344 bytes).
-__device__ __forceinline__ int64_t opaque_zero() {
-  int64_t z;
-  asm volatile("mov.b64 %0, 0;" : "=l"(z));
-  return z;
-}
-template <class Block, class P, int COLS, bool ONCE>
-TILE_DEVICE auto read_row(Block& blk, const P& p, int64_t r) {
-  if constexpr (ONCE) return load<1, COLS>(blk, p.x, {r, 0}, 0.f, tile::read_once, tile::cold_edges);
-  else return load<1, COLS>(blk, p.x, {r, 0}, 0.f, tile::cold_edges);
-}
-template <int COLS, int THREADS, int CHUNK, bool ONCE, bool RMS = false>
-struct RowsStreamed {
-  static constexpr int threads = THREADS;
-  using Params = typename ops::kernels::LayerNorm<bf16, bf16, 1, COLS, THREADS, true>::Params;
-  template <class Block>
-  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
-    const int64_t rows = p.x.extent[0], n = p.x.extent[1];
-    const int64_t step = CHUNK > 0 ? 1 : blk.num_blocks(0);
-    int64_t r = CHUNK > 0 ? blk.bid(0) * CHUNK : blk.bid(0);
-    const int64_t end = CHUNK > 0 ? (r + CHUNK < rows ? r + CHUNK : rows) : rows;
-    if (r >= end) return;
-    auto next = read_row<Block, Params, COLS, ONCE>(blk, p, r);
-    for (; r < end; r += step) {
-      const auto x = cast<float>(next);
-      if (r + step < end) next = read_row<Block, Params, COLS, ONCE>(blk, p, r + step);
-      if constexpr (RMS) {
-        const auto inv_rms = rsqrt(row_sum(x * x) / float(n) + p.eps);
-        store(blk, p.y, {r, 0}, cast<bf16>(x * inv_rms * cast<float>(load<1, COLS>(blk, p.weight, {opaque_zero(), 0}, 0.f, tile::cold_edges))), tile::cold_edges);
-      } else {
-        const auto mean = row_sum(x) / float(n);
-        const auto d = x - mean;
-        const auto rstd = rsqrt(row_sum(d * d) / float(n) + p.eps);
-        const auto w = cast<float>(load<1, COLS>(blk, p.weight, {opaque_zero(), 0}, 0.f, tile::cold_edges));
-        const auto b = cast<float>(load<1, COLS>(blk, p.bias, {opaque_zero(), 0}, 0.f, tile::cold_edges));
-        store(blk, p.y, {r, 0}, cast<bf16>(d * rstd * w + b), tile::cold_edges);
-      }
-    }
-  }
-};
-template <int COLS, int THREADS, int MB, int CHUNK, bool ONCE, bool RMS = false, class Args>
-void streamed(Bench& bench, const char* name, const Args& args) {
-  using K = RowsStreamed<COLS, THREADS, CHUNK, ONCE, RMS>;
-  const int64_t blocks = CHUNK > 0 ? (args.rows + CHUNK - 1) / CHUNK : std::min<int64_t>(args.rows, int64_t(g_sms) * MB);
-  bench.time<K, MB>(name, blocks, [&](int i) { return typename K::Params{args.x(i), args.w, args.b, args.y, 1e-5f}; });
-  if (!RMS) bench.check<K, MB>(name, blocks, typename K::Params{args.x(0), args.w, args.b, args.y, 1e-5f});
-}
-
 // rms_norm's one pass without the residual's code (the library compiles both in one kernel, its branch taken at
 // run time), so that the no-residual kernel's registers are its own: does a tighter cap then fit?
 template <int COLS, int THREADS>
@@ -338,7 +283,6 @@ int run(const char* filter) {
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::printf("%s, %d SMs, %d MB L2\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
-  g_sms = prop.multiProcessorCount;
   const size_t pool_bytes = size_t(3) << 28;  // 768 MB: three copies of 16384 x 8192 bf16
   void *x = nullptr, *y = nullptr, *wb = nullptr;
   cudaMalloc(&x, pool_bytes);
@@ -401,22 +345,6 @@ int run(const char* filter) {
       rms<8192, 1024, 1>(bench, "rms_norm 1024t mb1", args);
       rms<8192, 1024, 2>(bench, "rms_norm 1024t mb2", args);
       ln<8192, 256, 3, false>(bench, "layer_norm 256t mb3 (library)", args);
-      streamed<8192, 256, 3, 0, false>(bench, "layer_norm streamed persistent 256t mb3", args);
-      streamed<8192, 256, 3, 0, true>(bench, "layer_norm streamed persistent once 256t mb3", args);
-      streamed<8192, 256, 2, 0, false>(bench, "layer_norm streamed persistent 256t mb2", args);
-      streamed<8192, 256, 3, 4, false>(bench, "layer_norm streamed chunk4 256t mb3", args);
-      streamed<8192, 256, 3, 8, false>(bench, "layer_norm streamed chunk8 256t mb3", args);
-      streamed<8192, 256, 3, 16, false>(bench, "layer_norm streamed chunk16 256t mb3", args);
-      streamed<8192, 256, 3, 8, true>(bench, "layer_norm streamed chunk8 once 256t mb3", args);
-      streamed<8192, 512, 2, 8, false>(bench, "layer_norm streamed chunk8 512t mb2", args);
-      streamed<8192, 512, 1, 0, false>(bench, "layer_norm streamed persistent 512t mb1", args);
-      streamed<8192, 512, 2, 0, false>(bench, "layer_norm streamed persistent 512t mb2", args);
-      streamed<8192, 512, 2, 4, false>(bench, "layer_norm streamed chunk4 512t mb2", args);
-      streamed<8192, 256, 2, 8, false>(bench, "layer_norm streamed chunk8 256t mb2", args);
-      streamed<8192, 256, 2, 4, false>(bench, "layer_norm streamed chunk4 256t mb2", args);
-      streamed<8192, 1024, 1, 0, false>(bench, "layer_norm streamed persistent 1024t mb1", args);
-      streamed<8192, 256, 3, 0, false, true>(bench, "rms_norm streamed persistent 256t mb3", args);
-      streamed<8192, 256, 3, 8, false, true>(bench, "rms_norm streamed chunk8 256t mb3", args);
       ln<8192, 256, 3, true>(bench, "layer_norm 256t mb3 full", args);
       ln_midway<8192, 256, 3>(bench, "layer_norm 256t mb3 vectors midway", args);
       ln_two_fma<8192, 256, 3>(bench, "layer_norm 256t mb3 two-fma output", args);
@@ -466,16 +394,6 @@ int run(const char* filter) {
       rms<4096, 256, 4>(bench, "rms_norm 256t mb4", args);
       rms<4096, 512, 2>(bench, "rms_norm 512t mb2", args);
       ln<4096, 128, 6, false>(bench, "layer_norm 128t mb6 (library)", args);
-      streamed<4096, 128, 6, 0, false>(bench, "layer_norm streamed persistent 128t mb6", args);
-      streamed<4096, 128, 6, 4, false>(bench, "layer_norm streamed chunk4 128t mb6", args);
-      streamed<4096, 128, 6, 8, false>(bench, "layer_norm streamed chunk8 128t mb6", args);
-      streamed<4096, 128, 6, 8, true>(bench, "layer_norm streamed chunk8 once 128t mb6", args);
-      streamed<4096, 256, 3, 4, false>(bench, "layer_norm streamed chunk4 256t mb3", args);
-      streamed<4096, 256, 3, 0, false>(bench, "layer_norm streamed persistent 256t mb3", args);
-      streamed<4096, 256, 4, 0, false>(bench, "layer_norm streamed persistent 256t mb4", args);
-      streamed<4096, 128, 4, 0, false>(bench, "layer_norm streamed persistent 128t mb4", args);
-      streamed<4096, 128, 4, 8, false>(bench, "layer_norm streamed chunk8 128t mb4", args);
-      streamed<4096, 128, 6, 0, false, true>(bench, "rms_norm streamed persistent 128t mb6", args);
       ln<4096, 128, 6, true>(bench, "layer_norm 128t mb6 full", args);
       ln_midway<4096, 128, 6>(bench, "layer_norm 128t mb6 vectors midway", args);
       ln_two_fma<4096, 128, 6>(bench, "layer_norm 128t mb6 two-fma output", args);
