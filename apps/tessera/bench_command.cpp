@@ -1,6 +1,6 @@
-// `tessera bench [op...] [--shapes S,...] [--out DIR] [--dtype bf16|f16] [--quick]`: tessera's ops on the GPU
-// against the ceilings and a baseline measured in the same run (see src/bench/gpu_bench.h); prints a table and
-// writes bench.json, bench.md and bench.svg into --out.
+// `tessera bench [op...] [--shapes S,...] [--out DIR] [--dtype bf16|f16] [--quick] [--batch-us US]`: tessera's
+// ops on the GPU against the ceilings and a baseline measured in the same run (see src/bench/gpu_bench.h);
+// prints a table and writes bench.json, bench.md and bench.svg into --out.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@ void add_bench_command(CLI::App& app) {
     std::vector<std::string> ops, shapes;
     std::string out = "bench-out", dtype = "bf16";
     bool quick = false;
+    double batch_us = 200;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench", "Time ops on the GPU against the measured ceilings (and cuBLAS for matmul, bmm, group_gemm)");
@@ -33,6 +34,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "directory for bench.json, bench.md, bench.svg")->capture_default_str();
   cmd->add_option("--dtype", args->dtype, "bf16 or f16")->capture_default_str();
   cmd->add_flag("--quick", args->quick, "a tiny sweep with short timings (a smoke test)");
+  cmd->add_option("--batch-us", args->batch_us,
+                  "length of a timed batch of back-to-back calls in microseconds: short batches charge the first "
+                  "call's start on an idle GPU to few calls; 2000 times calls in a steady stream")
+      ->capture_default_str();
   cmd->callback([args] {
     const auto dtype = dtype_from_name(args->dtype);
     if (!dtype) invalid_argument("--dtype " + args->dtype + " is not a dtype");
@@ -41,6 +46,7 @@ void add_bench_command(CLI::App& app) {
     opt.shapes = args->shapes;
     opt.dtype = *dtype;
     opt.quick = args->quick;
+    opt.batch_us = args->batch_us;
     opt.progress = [](const std::string& line) {
       std::fprintf(stderr, "%s\n", line.c_str());
       std::fflush(stderr);

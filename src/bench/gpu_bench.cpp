@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "bench/cublas_loader.h"
+#include "dispatch/l2_flush.h"
 #include "ops/matmul/args.h"
 #include "tessera/dispatch/autotune.h"
 #include "tessera/dispatch/dispatch.h"
@@ -133,6 +134,11 @@ void fill_random(const Tensor& t, uint64_t seed) {
 std::vector<std::string> check_options(const BenchOptions& opt) {
   if (opt.dtype != DType::bf16 && opt.dtype != DType::f16)
     invalid_argument("tessera bench: --dtype must be bf16 or f16, not " + std::string(dtype_name(opt.dtype)));
+  if (!(opt.batch_us >= 1 && opt.batch_us <= 1e5)) {
+    char given[32];
+    std::snprintf(given, sizeof given, "%g", opt.batch_us);
+    invalid_argument("tessera bench: --batch-us must be 1 to 100000 microseconds, not " + std::string(given));
+  }
   const auto all = bench_ops();
   std::string known;
   for (const auto& op : all) known += (known.empty() ? "" : ", ") + op;
@@ -177,22 +183,39 @@ std::string utc_now() {
   return buf;
 }
 
-// A scratch buffer written before each timed batch: it keeps the GPU busy while the host enqueues the
-// batch, so host-side launch overhead is hidden as it is in a steady stream of work (or a CUDA graph).
+// What runs before each timed batch: it keeps the GPU busy while the host enqueues the batch, so host-side
+// launch overhead is hidden as it is in a steady stream of work (or a CUDA graph). It must outlast the host's
+// work for the batch's first call, or the GPU waits for it inside the timed batch: with 32 MB a decode
+// attention call (two launches, two tensor maps) was timed 2-4 us longer than with 256 MB (H200, session 59).
+// It reads (the autotuner's L2 flush kernel), not writes: a memset left the L2 full of dirty lines, and the
+// batch's first call paid for writing them back (~60 MB, some 15 us of the memory's time; session 46 found the
+// same in the tuner's flush).
 struct LeadBuffer {
   void* ptr = nullptr;
-  size_t bytes = size_t(32) << 20;
-  LeadBuffer() { TESSERA_CUDA_CHECK(cudaMalloc(&ptr, bytes)); }
+  size_t bytes = size_t(256) << 20;  // a whole number of the flush kernel's 4 KB rows; a sink word a row after it
+  LeadBuffer() {
+    TESSERA_CUDA_CHECK(cudaMalloc(&ptr, bytes + bytes / 4096 * 4));
+    TESSERA_CUDA_CHECK(cudaMemset(ptr, 0x5a, bytes));  // defined words to read
+  }
+  void run(cudaStream_t stream, int i) const {
+    uint32_t* sink = reinterpret_cast<uint32_t*>(static_cast<char*>(ptr) + bytes);
+    if (!dispatch::autotune::detail::launch_l2_flush(static_cast<const uint32_t*>(ptr), int64_t(bytes / 4), sink, stream))
+      TESSERA_CUDA_CHECK(cudaMemsetAsync(ptr, i & 0xff, bytes, stream));
+  }
   ~LeadBuffer() { cudaFree(ptr); }
   LeadBuffer(const LeadBuffer&) = delete;
   LeadBuffer& operator=(const LeadBuffer&) = delete;
 };
 
 // Times fn(i) (i counts calls, so the caller can rotate buffers). After warm-up, calls are timed in batches
-// of k back-to-back calls between a pair of events (k chosen so a batch lasts about 200 us), and the median
-// of the per-call batch averages is returned, in microseconds. The number of batches adapts to the call's
-// length, so a sweep takes seconds, not minutes.
-double median_us(const std::function<void(int)>& fn, cudaStream_t stream, bool quick, const LeadBuffer& lead) {
+// of k back-to-back calls between a pair of events (k chosen so a batch lasts about batch_us, at most 50
+// calls), and the median of the per-call batch averages is returned, in microseconds. The number of batches
+// adapts to the call's length, so a sweep takes seconds, not minutes. Each later call of a batch may start
+// under the end of the one before (dependent launch), the first only behind the lead: short batches (the
+// default 200 us, two calls of 80 us) charge that first start to few calls, long ones (--batch-us 2000) give
+// the time a call takes in a steady stream of them, as inside a model's step.
+double median_us(const std::function<void(int)>& fn, cudaStream_t stream, const BenchOptions& opt, const LeadBuffer& lead) {
+  const bool quick = opt.quick;
   const int warmup = quick ? 2 : 5;
   int calls = 0;
   for (int i = 0; i < warmup; ++i) fn(calls++);
@@ -201,7 +224,7 @@ double median_us(const std::function<void(int)>& fn, cudaStream_t stream, bool q
   TESSERA_CUDA_CHECK(cudaEventCreate(&a));
   TESSERA_CUDA_CHECK(cudaEventCreate(&b));
   auto timed_batch = [&](int k) {
-    TESSERA_CUDA_CHECK(cudaMemsetAsync(lead.ptr, calls & 0xff, lead.bytes, stream));
+    lead.run(stream, calls);
     TESSERA_CUDA_CHECK(cudaEventRecord(a, stream));
     for (int i = 0; i < k; ++i) fn(calls++);
     TESSERA_CUDA_CHECK(cudaEventRecord(b, stream));
@@ -211,7 +234,7 @@ double median_us(const std::function<void(int)>& fn, cudaStream_t stream, bool q
     return double(ms) * 1e3 / k;
   };
   const double estimate = timed_batch(3);
-  const int k = std::clamp(int(200.0 / std::max(estimate, 0.1)), 1, 50);
+  const int k = std::clamp(int(opt.batch_us / std::max(estimate, 0.1)), 1, 50);
   const double budget_us = quick ? 2e4 : 3e5;
   const int batches = std::clamp(int(budget_us / (estimate * k)), quick ? 3 : 9, quick ? 10 : 200);
   std::vector<double> us;
@@ -274,7 +297,7 @@ struct Runner {
     TESSERA_CUDA_CHECK(cudaMalloc(&dst, bytes));
     TESSERA_CUDA_CHECK(cudaMemsetAsync(src, 1, bytes, stream));
     const double us = median_us([&](int) { TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream)); },
-                                stream, opt.quick, *lead);
+                                stream, opt, *lead);
     cudaFree(src);
     cudaFree(dst);
     report.ceilings.copy_gbps = 2.0 * double(bytes) / us * 1e-3;
@@ -290,7 +313,7 @@ struct Runner {
     fill_random(w, 2);
     bool ok = true;
     const double us = median_us([&](int) { ok = cublas->matmul_nk(x.data(), w.data(), y.data(), n, n, n, opt.dtype, stream) && ok; },
-                                stream, opt.quick, *lead);
+                                stream, opt, *lead);
     if (!ok) {
       report.notes.push_back("cuBLAS failed on " + std::to_string(n) + "^3: " + cublas->why());
       return;
@@ -337,7 +360,7 @@ struct Runner {
       row.bytes = double(set_bytes);
       const ops::Options o{dispatch::Backend::tile_cuda, stream};
       row.us = median_us([&](int i) { ops::matmul(xs[i % copies], ws[i % copies], ys[i % copies], ops::BLayout::nk, {}, o); },
-                         stream, opt.quick, *lead);
+                         stream, opt, *lead);
       const auto ours = sample(ys[0], size_t(1) << 20);
       // Which configuration the autotuner picked (if it tuned this shape class).
       const auto key = ops::matmul_tune_key(opt.dtype, m, n, k);
@@ -350,7 +373,7 @@ struct Runner {
               const int c = i % copies;
               ok = cublas->matmul_nk(xs[c].data(), ws[c].data(), ys[c].data(), m, n, k, opt.dtype, stream) && ok;
             },
-            stream, opt.quick, *lead);
+            stream, opt, *lead);
         if (ok) {
           row.baseline_us = us;
           row.baseline = "cuBLAS";
@@ -412,7 +435,7 @@ struct Runner {
       sets.push_back(make(nullptr));
       const int copies = rotation_copies(size_t(bytes), dev.l2);
       for (int c = 1; c < copies; ++c) sets.push_back(make(&sets[0]));
-      row.us = median_us([&](int i) { call(sets[size_t(i % copies)]); }, stream, opt.quick, *lead);
+      row.us = median_us([&](int i) { call(sets[size_t(i % copies)]); }, stream, opt, *lead);
       if (baseline) baseline(sets, row);
     } catch (const Error& e) {
       if (e.status() == Status::cuda_error) throw;
@@ -569,7 +592,7 @@ struct Runner {
                         const auto& t = sets[size_t(i) % sets.size()];
                         ok = cublas->bmm_nk(t[0].data(), t[1].data(), t[2].data(), B, m, n, k, dt, stream) && ok;
                       },
-                      stream, opt.quick, *lead);
+                      stream, opt, *lead);
                   add_baseline(row, ok, us);
                 });
     }
@@ -607,7 +630,7 @@ struct Runner {
                                                  static_cast<char*>(t[2].data()) + size_t(g * m * n) * el_bytes, m, n, k, dt, stream) &&
                                ok;
                       },
-                      stream, opt.quick, *lead);
+                      stream, opt, *lead);
                   add_baseline(row, ok, us);
                 });
     }
@@ -721,7 +744,7 @@ struct Runner {
               const auto& t = sets[size_t(i) % sets.size()];
               ok = cublas->matmul_nk(t[0].data(), t[1].data(), t[2].data(), 1, N, K, dt, stream) && ok;
             },
-            stream, opt.quick, *lead);
+            stream, opt, *lead);
         add_baseline(row, ok, us);
       };
       const double flops = 2.0 * double(N) * double(K), bytes = double(N * K + K + N) * double(dtype_size(dt));
@@ -778,6 +801,7 @@ Report run_benchmarks(const BenchOptions& opt) {
   r.report.device = r.dev.name + " (" + std::to_string(r.dev.sms) + " SMs, " + std::to_string(r.dev.l2 >> 20) + " MB L2)";
   r.report.dtype = std::string(dtype_name(opt.dtype));
   r.report.date = utc_now();
+  r.report.batch_us = opt.batch_us;
   Stream stream;
   r.stream = static_cast<cudaStream_t>(stream.handle());
   r.lead = std::make_unique<LeadBuffer>();

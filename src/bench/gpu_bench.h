@@ -30,6 +30,9 @@ struct BenchOptions {
   std::vector<std::string> shapes;
   DType dtype = DType::bf16;        // f16 or bf16
   bool quick = false;               // a tiny sweep and short timings (a smoke test)
+  // How long a timed batch of back-to-back calls lasts, in microseconds (1 to 100000): short batches charge a
+  // batch's first start (on an idle GPU) to few calls, long ones time calls in a steady stream.
+  double batch_us = 200;
   std::function<void(const std::string&)> progress;  // one line per measurement; may be empty
 };
 

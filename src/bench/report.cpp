@@ -64,6 +64,7 @@ std::string to_json(const Report& r) {
   doc["device"] = r.device;
   doc["dtype"] = r.dtype;
   doc["date"] = r.date;
+  if (r.batch_us > 0) doc["batch_us"] = r.batch_us;
   doc["ceilings"] = {{"copy_gbps", r.ceilings.copy_gbps},
                      {"tensor_tflops", r.ceilings.tensor_tflops},
                      {"tensor_source", r.ceilings.tensor_source}};
@@ -97,6 +98,9 @@ std::string to_markdown(const Report& r) {
         (r.ceilings.tensor_tflops > 0 ? fmt("%.0f TFLOP/s", r.ceilings.tensor_tflops) + " (" + r.ceilings.tensor_source + ")"
                                       : std::string("not measured")) +
         ".\n\n";
+  if (r.batch_us > 0)
+    md += "Times: the median over batches of back-to-back calls, each batch about " + fmt("%.0f", r.batch_us) +
+          " us long (`--batch-us`).\n\n";
   for (const auto& note : r.notes) md += "- " + md_escape(note) + "\n";
   if (!r.notes.empty()) md += "\n";
   md += "| op | shape | time (us) | TFLOP/s | GB/s | % TC | % copy BW | baseline | baseline (us) | speed vs baseline |\n";

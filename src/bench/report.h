@@ -38,6 +38,7 @@ struct Report {
   std::string device;  // "NVIDIA H200 (132 SMs, 60 MB L2)"
   std::string dtype;   // "bf16"
   std::string date;    // ISO 8601, UTC
+  double batch_us = 0;  // the timed batches' length (BenchOptions::batch_us); 0: not recorded
   Ceilings ceilings;
   std::vector<Row> rows;
   std::vector<std::string> notes;  // e.g. "cuBLAS not found: no baseline"

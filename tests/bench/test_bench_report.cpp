@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -24,6 +25,7 @@ Report fake_report() {
   r.device = "Fake GPU <test> (100 SMs, 50 MB L2)";
   r.dtype = "bf16";
   r.date = "2026-11-23T00:00:00Z";
+  r.batch_us = 2000;
   r.ceilings = {4000.0, 800.0, "cuBLAS bf16 8192^3"};
   r.notes = {"a note"};
   Row mm;  // 2 * 1024^3 flops in 10 us = 214.7 TFLOP/s; baseline 15 us
@@ -81,6 +83,10 @@ TEST(BenchReport, Json) {
   EXPECT_FALSE(norm.contains("tensor_fraction"));
   EXPECT_NEAR(norm.at("copy_fraction").get<double>(), 4096.0 * 4096 * 4 / 20e-6 / 1e9 / 4000.0, 1e-9);
   EXPECT_EQ(doc.at("notes")[0], "a note");
+  EXPECT_DOUBLE_EQ(doc.at("batch_us").get<double>(), 2000.0);
+  Report unrecorded = r;
+  unrecorded.batch_us = 0;
+  EXPECT_FALSE(nlohmann::json::parse(to_json(unrecorded)).contains("batch_us"));
 }
 
 TEST(BenchReport, Markdown) {
@@ -106,6 +112,7 @@ TEST(BenchReport, Markdown) {
   EXPECT_NE(table[3].find("83.9%"), std::string::npos) << table[3];  // 3355 of 4000 GB/s
   EXPECT_NE(md.find("4000 GB/s"), std::string::npos);
   EXPECT_NE(md.find("- a note"), std::string::npos);
+  EXPECT_NE(md.find("each batch about 2000 us long"), std::string::npos) << md;
 }
 
 TEST(BenchReport, Svg) {
@@ -221,6 +228,11 @@ TEST(BenchHarness, ChecksOptionsWithoutAGpu) {
   o = {};
   o.dtype = DType::f32;
   refused(o, "--dtype");
+  for (double us : {0.0, -5.0, 2e5, std::nan("")}) {
+    o = {};
+    o.batch_us = us;
+    refused(o, "--batch-us");
+  }
 }
 
 // Where the CUDA toolkit's cuBLAS is installed, it loads and its four entry points resolve; whether a handle
