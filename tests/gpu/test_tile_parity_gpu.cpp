@@ -62,12 +62,12 @@ TEST(TileParityGpu, RowAndColumnReductions) {
         for (int64_t c = 0; c < cols; ++c) x.data_as<float>()[c] = -INFINITY;
       }
       const float pad = partial ? -100.f : 0.f;
-      Tensor hr = poisoned({l.rows, 5}, DType::f32), hc = poisoned({4, l.cols}, DType::f32), hf = poisoned({2 * l.rows, l.cols}, DType::f32);
-      Tensor gr = poisoned({l.rows, 5}, DType::f32, Device::cuda()), gc = poisoned({4, l.cols}, DType::f32, Device::cuda()),
+      Tensor hr = poisoned({l.rows, 6}, DType::f32), hc = poisoned({4, l.cols}, DType::f32), hf = poisoned({2 * l.rows, l.cols}, DType::f32);
+      Tensor gr = poisoned({l.rows, 6}, DType::f32, Device::cuda()), gc = poisoned({4, l.cols}, DType::f32, Device::cuda()),
              gf = poisoned({2 * l.rows, l.cols}, DType::f32, Device::cuda());
       tile_host::reduce(i, x, hr, hc, hf, pad);
       tile_cuda::reduce(i, gpu(x), gr, gc, gf, pad);
-      EXPECT_TRUE(all_close(floats(gr), floats(hr), {0, 0})) << "row_sum/max/min/argmax, row_sum of chunk sums";
+      EXPECT_TRUE(all_close(floats(gr), floats(hr), {0, 0})) << "row_sum/max/min/argmax, row_sum of chunk sums, running row sums";
       EXPECT_TRUE(all_close(floats(gc), floats(hc), {0, 0})) << "col_sum/max/min/argmax";
       EXPECT_TRUE(all_close(floats(gf), floats(hf), {0, 0})) << "reduction results broadcast back";
     }

@@ -354,10 +354,12 @@ TEST_P(ColumnShares, ProductsAndRowReductionsMatchAPlainComputation) {
     for (int64_t j = 0; j < DV; ++j) o_less_max[size_t(r * DV + j)] = o[size_t(r * DV + j)] - most;
   }
   const std::vector<float> o_scaled = scaled_where(o, dots, M, NK, DV);
-  const std::vector<float>* want[] = {&dots, &o, &row_max, &row_sum, &o_less_max, &o_scaled};
-  const std::vector<int64_t> shapes[] = {{M, NK}, {M, DV}, {M, 1}, {M, 1}, {M, DV}, {M, DV}};
+  std::vector<float> running(static_cast<size_t>(M));
+  for (int64_t r = 0; r < M; ++r) running[size_t(r)] = row_sum[size_t(r)] * 0.5f + row_sum[size_t(r)];
+  const std::vector<float>* want[] = {&dots, &o, &row_max, &row_sum, &o_less_max, &o_scaled, &running};
+  const std::vector<int64_t> shapes[] = {{M, NK}, {M, DV}, {M, 1}, {M, 1}, {M, DV}, {M, DV}, {M, 1}};
   const char* names[] = {"dots", "o", "row max of dots", "row sum of o", "o less its row max",
-                         "o scaled where rows are marked"};
+                         "o scaled where rows are marked", "running row sums of o (1.5 row sums)"};
   const Tensor q = from_floats(qv, {M, D}, DType::bf16), k = from_floats(kv, {NK, D}, DType::bf16),
                v = from_floats(vv, {NK, DV}, DType::bf16);
   for (Device dev : {Device::cpu(), Device::cuda()}) {
@@ -367,7 +369,7 @@ TEST_P(ColumnShares, ProductsAndRowReductionsMatchAPlainComputation) {
     const bool ran = dev.is_cpu() ? tile_host::column_shares_products(GetParam(), q, k, v, out.data())
                                   : tile_cuda::column_shares_products(GetParam(), q.to(dev), k.to(dev), v.to(dev), out.data());
     if (!ran) GTEST_SKIP() << "skipped: not a Hopper GPU";
-    for (int i = 0; i < 6; ++i)
+    for (int i = 0; i < 7; ++i)
       EXPECT_TRUE(all_close(floats(out[size_t(i)].to(Device::cpu())), *want[i], {0, 0}))
           << names[i] << (dev.is_cpu() ? " (host mode)" : " (GPU)");
   }

@@ -44,7 +44,7 @@ struct Elementwise {
 
 // Row and column reductions over a tile whose valid region is the view's extent (the rest is padding
 // `pad`), results broadcast back. out is [R, 4 + 4 + 2 C] laid out in column blocks: row results in
-// columns 0..4 (sum, max, min, argmax, a row sum through chunk sums, each as an R x 1 column),
+// columns 0..5 (sum, max, min, argmax, a row sum through chunk sums, running row sums, each as an R x 1 column),
 // column results as rows of a second output.
 template <int R, int C, int TH>
 struct Reduce {
@@ -58,6 +58,10 @@ struct Reduce {
     store(blk, p.rows_out, {0, 2}, row_min(x));
     store(blk, p.rows_out, {0, 3}, cast<float>(row_argmax(x)));
     store(blk, p.rows_out, {0, 4}, row_sum(chunk_sums(x) * 2.f + chunk_sums(x * x)));  // running chunk sums
+    auto sums = running_row_sums(x);  // (0 / 2 + row_sum(x)) / 2 + row_sum(x)
+    add_row_sums(sums, 0.5f, x);
+    add_row_sums(sums, 0.5f, x);
+    store(blk, p.rows_out, {0, 5}, total(sums));
     store(blk, p.cols_out, {0, 0}, col_sum(x));
     store(blk, p.cols_out, {1, 0}, col_max(x));
     store(blk, p.cols_out, {2, 0}, col_min(x));

@@ -218,8 +218,9 @@ inline constexpr int kNumSlicedConfigs = int(sizeof(kSlicedConfigs) / sizeof(kSl
 
 // Consumers in column shares (Consumers::column_shares): two warpgroups, each with every row and half of the
 // columns of each accumulator. dots = q @ K^T and o = bf16(dots) @ V (the left operand in shares, exchanged
-// through shared memory), the row maxima of dots and row sums of o (combined across the shares), and o minus
-// its row maxima (a row statistic broadcast over the shares).
+// through shared memory), the row maxima of dots and row sums of o (combined across the shares), o minus
+// its row maxima (a row statistic broadcast over the shares), and a running row sum of o, o (the shares kept
+// apart until total()): (0 / 2 + rowsum(o)) / 2 + rowsum(o).
 template <int D, int NK, int DV>
 struct ColumnSharesProducts {
   using Stage = tile::Stage<tile::SharedTile<bf16, 64, D>, tile::SharedTile<bf16, NK, D>, tile::SharedTile<bf16, NK, DV>>;
@@ -232,6 +233,7 @@ struct ColumnSharesProducts {
     tile::TmaTensor<bf16, NK, DV> v;
     tile::View2<float> dots, o, row_max, row_sum, o_less_max;  // [64, NK] [64, DV] [64, 1] [64, 1] [64, DV]
     tile::View2<float> o_scaled;  // [64, DV]: o, rows r with r % 32 < 8 times 2 + their row max of dots
+    tile::View2<float> running;   // [64, 1]: 1.5 rowsum(o), as running row sums
   };
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
@@ -259,6 +261,11 @@ struct ColumnSharesProducts {
       const auto row = arange_like(row_max(o), 0);
       scale_rows_where(o_scaled, row - row / 32 * 32 < 8, row_max(dots) + 2.f);
       store(blk, p.o_scaled, {0, 0}, o_scaled);
+      auto sums = running_row_sums(o);
+      const auto half = full_like(row_max(dots), 0.5f);
+      add_row_sums(sums, half, o);
+      add_row_sums(sums, half, o);
+      store(blk, p.running, {0, 0}, total(sums));
     });
   }
 };

@@ -145,8 +145,8 @@ bool column_shares_products(int config, const Tensor& q, const Tensor& k, const 
     p.q = tile::active::make_tma_tensor<64, S.d>(ops::as_rows<const bf16>(q));
     p.k = tile::active::make_tma_tensor<S.nk, S.d>(ops::as_rows<const bf16>(k));
     p.v = tile::active::make_tma_tensor<S.nk, S.dv>(ops::as_rows<const bf16>(v));
-    tile::View2<float>* outs[] = {&p.dots, &p.o, &p.row_max, &p.row_sum, &p.o_less_max, &p.o_scaled};
-    for (int i = 0; i < 6; ++i) *outs[i] = ops::as_rows<float>(out[i]);
+    tile::View2<float>* outs[] = {&p.dots, &p.o, &p.row_max, &p.row_sum, &p.o_less_max, &p.o_scaled, &p.running};
+    for (int i = 0; i < 7; ++i) *outs[i] = ops::as_rows<float>(out[i]);
     tile::active::launch<K>({1}, p, nullptr);
   });
   return true;

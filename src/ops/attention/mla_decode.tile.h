@@ -15,6 +15,7 @@
 //     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
 //     o = o exp2(m - m_new) + p @ C_j
 //   one split: O = o / l;  several: o, m and l to the fp32 partials, merged as fmha_decode's are.
+// (l is a running row sum: each share keeps its own keys' part, added up once at the end.)
 #pragma once
 #include "ops/attention/fmha_decode_staged.tile.h"
 
@@ -63,7 +64,8 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
       auto o = mma_accumulator<BM, kMlaRank>(pipe);
       const auto q = pipe.resident();
       auto m = full_like(row_max(o), -INFINITY);
-      auto l = full_like(m, 0.f);
+      // The row sums stay in the shares' hands until the end: one exchange in all, not one a key tile.
+      auto l = running_row_sums(mma_accumulator<BM, BN>(pipe));
       int64_t k0 = k_begin;
       for (const Stage& s : pipe.stages(tiles, o)) {
         if (k0 + BN > t_end) {
@@ -83,7 +85,7 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
         k0 += BN;
       }
       pipe.release_resident();
-      store_result<T>(blk, p, split, b, 0, r0, o, m, l);
+      store_result<T>(blk, p, split, b, 0, r0, o, m, total(l));
     });
   }
 };

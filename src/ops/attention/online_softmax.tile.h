@@ -69,23 +69,23 @@ struct SoftmaxWeights {
   B moved;
   P p;
 };
-template <class X, class Vec>
-TILE_DEVICE auto online_softmax_weights(const Scores<X>& s, Vec& m, Vec& l) {
+template <class X, class Vec, class Sums>
+TILE_DEVICE auto online_softmax_weights(const Scores<X>& s, Vec& m, Sums& l) {
   const auto m_tile = row_max(s.x) * s.factor;  // = row_max(s.x * s.factor): the factor is positive
   const auto moved = m_tile > m + float(kRescaleSlack);
   const auto m_new = where(moved, m_tile, m);
   const auto m_use = where(m_new == -INFINITY, 0.f, m_new);
   SoftmaxWeights<decltype(exp2(m - m_use)), decltype(moved), decltype(exp2(s.x * s.factor - m_use))> w{
       exp2(m - m_use), moved, exp2(s.x * s.factor - m_use)};
-  l = l * w.rescale + row_sum(w.p);
+  add_row_sums(l, w.rescale, w.p);  // l = l * rescale + row_sum(p); l may be running_row_sums (total(l) at the end)
   m = m_new;
   return w;
 }
 
 // acc[c] (c < NV) are the [BM, kDimChunk] chunks of the output rows; m and l the running row max and sum.
 // load_v(c) returns chunk c of the value tile matching the score columns.
-template <class T, int NV, class Block, class S, class Vec, class Acc, class LoadV>
-TILE_DEVICE void online_softmax_step(Block& blk, const S& s, Vec& m, Vec& l, Acc (&acc)[NV], LoadV load_v) {
+template <class T, int NV, class Block, class S, class Vec, class Sums, class Acc, class LoadV>
+TILE_DEVICE void online_softmax_step(Block& blk, const S& s, Vec& m, Sums& l, Acc (&acc)[NV], LoadV load_v) {
   (void)blk;
   const auto w = online_softmax_weights(s, m, l);
   const auto p_in = cast<T>(w.p);
@@ -96,8 +96,8 @@ TILE_DEVICE void online_softmax_step(Block& blk, const S& s, Vec& m, Vec& l, Acc
 }
 
 // The same with the output rows in one tile o: accumulate(o, p cast to T) adds p @ v.
-template <class T, class S, class Vec, class O, class Accumulate>
-TILE_DEVICE void online_softmax_step(const S& s, Vec& m, Vec& l, O& o, Accumulate&& accumulate) {
+template <class T, class S, class Vec, class Sums, class O, class Accumulate>
+TILE_DEVICE void online_softmax_step(const S& s, Vec& m, Sums& l, O& o, Accumulate&& accumulate) {
   const auto w = online_softmax_weights(s, m, l);
   scale_rows_where(o, w.moved, w.rescale);
   accumulate(o, cast<T>(w.p));

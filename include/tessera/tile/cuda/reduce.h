@@ -168,6 +168,32 @@ __device__ __forceinline__ auto col_max(const Tile<T, Blocked<R, C, TH>>& a) { r
 template <class T, int R, int C, int TH>
 __device__ __forceinline__ auto col_min(const Tile<T, Blocked<R, C, TH>>& a) { return detail::reduce_cols(a, detail::highest<T>(), detail::Min{}); }
 
+// A running sum over the columns of a sequence of tiles, row by row (host/reduce.h has the contract):
+// running_row_sums(like), add_row_sums(sums, factor, t) = sums * factor + row_sum(t), total(sums). Here, for
+// every layout but column shares (hopper/wgmma.h, which keeps a share's own sums until total()), a row sum
+// kept as it goes. SHARES: how many shares' sums total() adds up.
+template <class Rows, int SHARES = 1>
+struct RunningRowSums {
+  Rows sums;
+};
+template <class T, class L>
+__device__ __forceinline__ auto running_row_sums(const Tile<T, L>& like) {
+  using Rows = decltype(row_sum(full_like(like, 0.f)));  // unevaluated: no reduction runs
+  return RunningRowSums<Rows>{full_like(Rows{}, 0.f)};
+}
+template <class Rows, class F, class T, class L>
+__device__ __forceinline__ void add_row_sums(RunningRowSums<Rows>& s, const F& factor, const Tile<T, L>& t) {
+  s.sums = s.sums * factor + row_sum(t);
+}
+template <class T, class L, class F, class U, class LU>
+__device__ __forceinline__ void add_row_sums(Tile<T, L>& sums, const F& factor, const Tile<U, LU>& t) {
+  sums = sums * factor + row_sum(t);
+}
+template <class Rows>
+__device__ __forceinline__ Rows total(const RunningRowSums<Rows>& s) {
+  return s.sums;
+}
+
 // Column index of each row's largest element, the smallest on ties.
 template <class T, int R, int C, int TH>
 __device__ __forceinline__ Tile<int, RowSlice<R, C, TH>> row_argmax(const Tile<T, Blocked<R, C, TH>>& a) {

@@ -55,6 +55,32 @@ Tile<T, R, 1> row_sum(const Tile<T, R, C>& a) {
   detail::require_arithmetic<T>();
   return detail::reduce_rows(a, T(0), [](T x, T y) { return x + y; });
 }
+// A running sum over the columns of a sequence of tiles, row by row: running_row_sums(like) starts it at 0 for
+// tiles shaped like `like`, add_row_sums(sums, factor, t) makes it sums * factor + row_sum(t), and total(sums)
+// reads it. On the host it is a row sum kept as it goes; on the GPU, where consumers hold a tile's columns in
+// shares (Consumers::column_shares), each keeps the sum of its own columns and total() adds them up, once,
+// where row_sum would exchange them on every update. add_row_sums also takes an R x 1 tile as the sum.
+template <class T, int R>
+struct RunningRowSums {
+  Tile<T, R, 1> sums;
+};
+template <class T, int R, int C>
+RunningRowSums<float, R> running_row_sums(const Tile<T, R, C>&) {
+  return {full_like(Tile<float, R, 1>{}, 0.f)};
+}
+template <class T, int R, int C, class F>
+void add_row_sums(RunningRowSums<float, R>& s, const F& factor, const Tile<T, R, C>& t) {
+  s.sums = s.sums * factor + row_sum(t);
+}
+template <class T, int R, int C, class F>
+void add_row_sums(Tile<float, R, 1>& sums, const F& factor, const Tile<T, R, C>& t) {
+  sums = sums * factor + row_sum(t);
+}
+template <class T, int R>
+Tile<T, R, 1> total(const RunningRowSums<T, R>& s) {
+  return s.sums;
+}
+
 // Largest element of each row; -inf for float rows when C elements are all -inf. NaN is ignored
 // unless every element is NaN (then the result is -inf).
 template <class T, int R, int C>
