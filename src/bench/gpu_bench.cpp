@@ -191,20 +191,13 @@ std::string utc_now() {
 // batch's first call paid for writing them back (~60 MB, some 15 us of the memory's time; session 46 found the
 // same in the tuner's flush).
 struct LeadBuffer {
-  void* ptr = nullptr;
-  size_t bytes = size_t(256) << 20;  // a whole number of the flush kernel's 4 KB rows; a sink word a row after it
+  dispatch::autotune::detail::L2FlushBuffer flush{size_t(256) << 20};
   LeadBuffer() {
-    TESSERA_CUDA_CHECK(cudaMalloc(&ptr, bytes + bytes / 4096 * 4));
-    TESSERA_CUDA_CHECK(cudaMemset(ptr, 0x5a, bytes));  // defined words to read
+    if (!flush.ok()) fail(Status::cuda_error, "bench: cannot allocate the 256 MB lead buffer on the GPU");
   }
   void run(cudaStream_t stream, int i) const {
-    uint32_t* sink = reinterpret_cast<uint32_t*>(static_cast<char*>(ptr) + bytes);
-    if (!dispatch::autotune::detail::launch_l2_flush(static_cast<const uint32_t*>(ptr), int64_t(bytes / 4), sink, stream))
-      TESSERA_CUDA_CHECK(cudaMemsetAsync(ptr, i & 0xff, bytes, stream));
+    if (!flush.run(stream, i)) TESSERA_CUDA_CHECK(cudaGetLastError());
   }
-  ~LeadBuffer() { cudaFree(ptr); }
-  LeadBuffer(const LeadBuffer&) = delete;
-  LeadBuffer& operator=(const LeadBuffer&) = delete;
 };
 
 // Times fn(i) (i counts calls, so the caller can rotate buffers). After warm-up, calls are timed in batches

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -311,32 +312,21 @@ std::map<std::string, Entry> memory_entries() {
 #if TESSERA_WITH_CUDA
 namespace {
 // A device buffer larger than the L2 cache; reading it before each timed run evicts the operands, so every
-// run starts from DRAM as it does inside a model step. Kept for the life of the process (one per device).
-// A whole number of 4 KB (the flush kernel's rows), then the flush's sink: a word per row.
-struct FlushBuffer { void* ptr = nullptr; size_t bytes = 0; uint32_t* sink = nullptr; };
-FlushBuffer flush_buffer() {
+// run starts from DRAM as it does inside a model step. Kept for the life of the process (one per device; null
+// where it could not be allocated).
+const detail::L2FlushBuffer* flush_buffer() {
   static std::mutex mutex;
-  static std::map<int, FlushBuffer> buffers;
+  static auto& buffers = *new std::map<int, std::unique_ptr<detail::L2FlushBuffer>>();
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return {};
+  if (cudaGetDevice(&dev) != cudaSuccess) return nullptr;
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = buffers.find(dev);
-  if (it != buffers.end()) return it->second;
-  int l2 = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
-  FlushBuffer b;
-  b.bytes = (std::max<size_t>(size_t(2) * size_t(l2), size_t(8) << 20) + 4095) / 4096 * 4096;
-  const size_t sink_bytes = b.bytes / 4096 * 4;
-  // Written once so that the flush reads defined words.
-  if (cudaMalloc(&b.ptr, b.bytes + sink_bytes) != cudaSuccess || cudaMemset(b.ptr, 0x5a, b.bytes) != cudaSuccess) {
-    cudaGetLastError();
-    if (b.ptr) cudaFree(b.ptr);
-    b = {};
-  } else {
-    b.sink = reinterpret_cast<uint32_t*>(static_cast<char*>(b.ptr) + b.bytes);
+  auto& b = buffers[dev];
+  if (!b) {
+    int l2 = 0;
+    cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+    b = std::make_unique<detail::L2FlushBuffer>(std::max<size_t>(size_t(2) * size_t(l2), size_t(8) << 20));
   }
-  buffers[dev] = b;
-  return b;
+  return b->ok() ? b.get() : nullptr;
 }
 
 bool launch_ok(const Candidate& c) {
@@ -362,7 +352,7 @@ std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream, Timin
   for (int i = 0; i < kWarmup; ++i)
     if (!launch_ok(c)) return std::nullopt;
   if (cudaStreamSynchronize(s) != cudaSuccess) { cudaGetLastError(); return std::nullopt; }
-  const FlushBuffer flush = flush_buffer();
+  const detail::L2FlushBuffer* flush = flush_buffer();
   // The flush is a kernel, and the candidate is timed with it: the flush then the candidate, less the flush
   // alone. Inside a model step a kernel follows another kernel, which on Hopper lets it launch while that one
   // finishes (programmatic dependent launch). Timed from an event after a memset, every candidate paid its
@@ -371,9 +361,7 @@ std::optional<double> gpu_time_us(const Candidate& c, StreamHandle stream, Timin
   // us in a graph where 128 x 64 tiles take 15.8; timed after the flush kernel they separate as in the graph
   // (17.1-18.0 against 19.5-19.7; H200, session 43).
   auto flush_l2 = [&](int i) {
-    if (!flush.ptr) return;
-    if (!detail::launch_l2_flush(static_cast<const uint32_t*>(flush.ptr), int64_t(flush.bytes / 4), flush.sink, stream))
-      cudaMemsetAsync(flush.ptr, i & 0xff, flush.bytes, s);
+    if (flush) flush->run(stream, i);
   };
   cudaEvent_t start = nullptr, stop = nullptr;
   if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) {

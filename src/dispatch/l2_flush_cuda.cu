@@ -1,4 +1,4 @@
-// The autotuner's L2 flush as a tile kernel (l2_flush.h).
+// The autotuner's L2 flush as a tile kernel, and its buffer (l2_flush.h).
 #include <cuda_runtime.h>
 
 #include <exception>
@@ -55,6 +55,30 @@ bool launch_l2_flush(const uint32_t* data, int64_t words, uint32_t* sink, Stream
     return false;
   }
   return cudaGetLastError() == cudaSuccess;
+}
+
+L2FlushBuffer::L2FlushBuffer(size_t bytes) {
+  const size_t rows = (bytes + 4095) / 4096;
+  bytes_ = rows * 4096;
+  if (cudaMalloc(&data_, bytes_ + rows * 4) != cudaSuccess || cudaMemset(data_, 0x5a, bytes_) != cudaSuccess) {
+    cudaGetLastError();
+    if (data_) cudaFree(data_);
+    data_ = nullptr;
+    bytes_ = 0;
+  }
+}
+
+L2FlushBuffer::~L2FlushBuffer() {
+  if (data_) cudaFree(data_);
+}
+
+bool L2FlushBuffer::run(StreamHandle stream, int fill) const {
+  if (!data_) return false;
+  auto* sink = reinterpret_cast<uint32_t*>(static_cast<char*>(data_) + bytes_);
+  if (launch_l2_flush(static_cast<const uint32_t*>(data_), int64_t(bytes_ / 4), sink, stream)) return true;
+  if (cudaMemsetAsync(data_, fill & 0xff, bytes_, static_cast<cudaStream_t>(stream)) == cudaSuccess) return true;
+  cudaGetLastError();
+  return false;
 }
 
 }  // namespace tessera::dispatch::autotune::detail
