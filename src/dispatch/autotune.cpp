@@ -513,10 +513,11 @@ size_t select_index_with(const Key& key, const std::vector<Candidate>& candidate
   std::stable_sort(cold.begin(), cold.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   size_t best = cold.front().second;
   const double fastest = cold.front().first;
+  const double tie = fastest >= kSustainedFromUs ? kNearTie : kShortNearTie;
   size_t near_ties = 0;
-  while (near_ties < cold.size() && near_ties < kMostRetimed && cold[near_ties].first <= fastest * (1 + kNearTie))
+  while (near_ties < cold.size() && near_ties < kMostRetimed && cold[near_ties].first <= fastest * (1 + tie))
     ++near_ties;
-  if (fastest >= kSustainedFromUs && near_ties > 1) {
+  if (near_ties > 1) {
     std::optional<double> best_sustained;
     for (size_t t = 0; t < near_ties; ++t) {
       const size_t i = cold[t].second;

@@ -97,10 +97,26 @@ TEST_F(AutotuneTest, NearTiesOfLongCallsAreDecidedBySustainedTimings) {
   EXPECT_EQ(t.calls, 5);
 }
 
-TEST_F(AutotuneTest, ShortCallsAndClearWinnersAreNotRetimed) {
+TEST_F(AutotuneTest, NearTiesOfShortCallsAreDecidedBySustainedTimingsInAWiderWindow) {
   Fake f;
-  // Below kSustainedFromUs: the cold winner, whatever sustained timings would say.
-  FakeTimer t{{{"slow", 31.0}, {"fast", 30.0}, {"middle", 30.5}}, {{"middle", 1.0}}};
+  // Short (below kSustainedFromUs): "middle" 15% off "fast" is within kShortNearTie, "slow" 30% off is not.
+  FakeTimer t{{{"slow", 13.0}, {"fast", 10.0}, {"middle", 11.5}}, {{"fast", 9.0}, {"middle", 8.0}, {"slow", 1.0}}};
+  at::set_timer(t.get());
+  EXPECT_EQ(at::select(key(), f.candidates, 0, nullptr).name, "middle");
+  EXPECT_EQ(t.sustained_calls, (std::vector<std::string>{"fast", "middle"}));
+  EXPECT_EQ(at::memory_entries().at(key().str()).sustained,
+            (std::map<std::string, double>{{"fast", 9.0}, {"middle", 8.0}}));
+  // The same spread on a long call is not a near-tie (kNearTie): the cold winner, nothing re-timed.
+  FakeTimer u{{{"slow", 1300.0}, {"fast", 1000.0}, {"middle", 1150.0}}, {{"middle", 1.0}}};
+  at::set_timer(u.get());
+  EXPECT_EQ(at::select(key("m64_n32_k64"), f.candidates, 0, nullptr).name, "fast");
+  EXPECT_TRUE(u.sustained_calls.empty());
+}
+
+TEST_F(AutotuneTest, ClearWinnersAreNotRetimed) {
+  Fake f;
+  // Short: the others are more than kShortNearTie off.
+  FakeTimer t{{{"slow", 30.0}, {"fast", 10.0}, {"middle", 12.5}}, {{"middle", 1.0}}};
   at::set_timer(t.get());
   EXPECT_EQ(at::select(key(), f.candidates, 0, nullptr).name, "fast");
   // Long, but no other candidate within kNearTie.

@@ -15,11 +15,12 @@
 //   4. otherwise (tile-cuda only) every candidate is timed (timer(): CUDA events, warm-up, median of several
 //      runs, L2 flushed before each run), the fastest is kept in memory and written to disk. A candidate that
 //      fails to launch is skipped and its error cleared; when all fail, or the stream is being captured into a
-//      CUDA graph, the heuristic is used and nothing is remembered. For long calls (the fastest at least
-//      kSustainedFromUs) the candidates within kNearTie of the fastest are timed again in bursts of
-//      back-to-back launches (Timing::sustained), and the fastest of those is kept: one cold launch and a long
-//      run of them can rank near-ties differently (by 5-13% for large matmuls on an H200: clocks under
-//      sustained load, each launch overlapping the previous one's tail).
+//      CUDA graph, the heuristic is used and nothing is remembered. Near-ties are then timed again in bursts
+//      of back-to-back launches (Timing::sustained), and the fastest of those is kept: within kNearTie of the
+//      fastest for long calls (the fastest at least kSustainedFromUs), within kShortNearTie for short ones.
+//      One cold launch and a run of them can rank near-ties differently: by 5-13% for large matmuls on an
+//      H200 (clocks under sustained load), by up to 18% for decode-size matmuls (whether a launch can start
+//      under the previous one's end: a block that fills a multiprocessor's shared memory cannot).
 // Host backends pass Where::host: always the heuristic (a forced choice still applies, so host tests can run
 // every configuration).
 //
@@ -105,10 +106,14 @@ size_t select_index(const Key& key, const std::vector<Candidate>& candidates, si
 // kernel before it in a step (launching early on Hopper): the time is that of the flush and the candidate
 // less the flush's alone.
 enum class Timing { cold, sustained };
-// Near-ties of calls whose fastest cold time is at least kSustainedFromUs (their operands outgrow L2, so
-// back-to-back launches do not find them cached) are re-timed sustained: those within kNearTie of the fastest,
-// at most kMostRetimed of them.
-inline constexpr double kSustainedFromUs = 100, kNearTie = 0.05;
+// Near-ties are re-timed sustained, at most kMostRetimed of them: for calls whose fastest cold time is at least
+// kSustainedFromUs (their operands outgrow L2, so back-to-back launches do not find them cached) those within
+// kNearTie of the fastest; for shorter calls those within kShortNearTie. A short call's cold time is the
+// difference of two medians some 30 us long and moves by 1-2 us between processes (12.6-14.0 us for one
+// configuration of a 16 x 4096 x 4096 matmul, 14.3-15.0 for another, H200), so it does not rank candidates
+// 20% apart reliably; a burst of six divides that noise and adds what back-to-back calls pay (the bench, a
+// projection after a projection). The operands of a short call may stay in the L2 through a burst.
+inline constexpr double kSustainedFromUs = 100, kNearTie = 0.05, kShortNearTie = 0.20;
 inline constexpr size_t kMostRetimed = 4;
 // Times one candidate on `stream`: its typical run time in microseconds, or nullopt when it cannot run (the
 // error is cleared). The default times on the GPU; tests inject a fake.
