@@ -196,7 +196,7 @@ struct LeadBuffer {
     if (!flush.ok()) fail(Status::cuda_error, "bench: cannot allocate the 256 MB lead buffer on the GPU");
   }
   void run(cudaStream_t stream, int i) const {
-    if (!flush.run(stream, i)) TESSERA_CUDA_CHECK(cudaGetLastError());
+    if (!flush.run(stream, i)) fail(Status::cuda_error, "bench: cannot queue the lead before a timed batch");
   }
 };
 

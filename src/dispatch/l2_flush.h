@@ -27,7 +27,8 @@ class L2FlushBuffer {
   bool ok() const { return data_ != nullptr; }
   size_t bytes() const { return bytes_; }
   // Reads the whole buffer on `stream`; where the flush kernel cannot launch, writes it instead
-  // (cudaMemsetAsync with the byte `fill`). False if neither could be queued (or the buffer is empty).
+  // (cudaMemsetAsync with the byte `fill`). False if neither could be queued (or the buffer is empty); the
+  // CUDA error is cleared either way.
   bool run(StreamHandle stream, int fill) const;
 
  private:
