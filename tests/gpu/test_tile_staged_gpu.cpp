@@ -4,6 +4,7 @@
 // cluster loads together (load_async_multicast), with C exact in fp32.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -372,6 +373,56 @@ TEST_P(ColumnShares, ProductsAndRowReductionsMatchAPlainComputation) {
     for (int i = 0; i < 7; ++i)
       EXPECT_TRUE(all_close(floats(out[size_t(i)].to(Device::cpu())), *want[i], {0, 0}))
           << names[i] << (dev.is_cpu() ? " (host mode)" : " (GPU)");
+  }
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
+class Solo : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(TileStagedGpu, Solo, ::testing::Range(0, kNumSoloConfigs));
+
+// One consumer's scores and row maxima handed to both column shares, stage after stage (tile/solo.h).
+TEST_P(Solo, HandOutsReachEveryConsumer) {
+  const bool gpu_here = cuda_available();
+  const SoloConfig& c = kSoloConfigs[GetParam()];
+  const int64_t M = 64, D = c.d, NK = c.nk, DV = c.dv, tiles = c.tiles;
+  SCOPED_TRACE(c.why);
+  auto integers = [](int64_t rows, int64_t cols) {
+    std::vector<float> v = floats(random_tensor({rows, cols}, DType::f32, Device::cpu(), -2.f, 3.f));
+    for (float& x : v) x = std::floor(x);
+    return v;
+  };
+  const std::vector<float> qv = integers(M, D), kv = integers(tiles * NK, D), vv = integers(tiles * NK, DV);
+  std::vector<float> o(size_t(M * DV), 0.f), maxima(size_t(M), 0.f);
+  for (int64_t t = 0; t < tiles; ++t) {
+    std::vector<float> dots(size_t(M * NK));
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t n = 0; n < NK; ++n) {
+        float sum = 0.f;
+        for (int64_t d = 0; d < D; ++d) sum += qv[size_t(r * D + d)] * kv[size_t((t * NK + n) * D + d)];
+        dots[size_t(r * NK + n)] = sum;
+      }
+    const std::vector<float> probs = floats(from_floats(dots, {M, NK}, DType::bf16));  // rounded as cast<bf16>
+    for (int64_t r = 0; r < M; ++r) {
+      const float top = *std::max_element(dots.begin() + r * NK, dots.begin() + (r + 1) * NK);
+      maxima[size_t(r)] += top;
+      for (int64_t j = 0; j < DV; ++j) {
+        float sum = top > 0.f ? o[size_t(r * DV + j)] * 0.5f : o[size_t(r * DV + j)];
+        for (int64_t n = 0; n < NK; ++n) sum += probs[size_t(r * NK + n)] * vv[size_t((t * NK + n) * DV + j)];
+        o[size_t(r * DV + j)] = sum;
+      }
+    }
+  }
+  const Tensor q = from_floats(qv, {M, D}, DType::bf16), k = from_floats(kv, {tiles * NK, D}, DType::bf16),
+               v = from_floats(vv, {tiles * NK, DV}, DType::bf16);
+  for (Device dev : {Device::cpu(), Device::cuda()}) {
+    if (dev.is_cuda() && !gpu_here) continue;
+    const Tensor out = poisoned({M, DV}, DType::f32, dev), out_maxima = poisoned({M, 1}, DType::f32, dev);
+    const bool ran = dev.is_cpu() ? tile_host::solo_hand_out(GetParam(), q, k, v, out, out_maxima)
+                                  : tile_cuda::solo_hand_out(GetParam(), q.to(dev), k.to(dev), v.to(dev), out, out_maxima);
+    if (!ran) GTEST_SKIP() << "skipped: not a Hopper GPU";
+    EXPECT_TRUE(all_close(floats(out.to(Device::cpu())), o, {0, 0})) << "o" << (dev.is_cpu() ? " (host mode)" : " (GPU)");
+    EXPECT_TRUE(all_close(floats(out_maxima.to(Device::cpu())), maxima, {0, 0}))
+        << "sum of the handed row maxima" << (dev.is_cpu() ? " (host mode)" : " (GPU)");
   }
   if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
 }

@@ -17,7 +17,9 @@ namespace tessera::tile_staged_tests {
   /* kSlicedConfigs[config]: q [rows <= 16, D], k and v [4 C NK, D] / [4 C NK, DV] bf16; the f32 outputs */ \
   bool sliced_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out); \
   /* kColumnSharesConfigs[config]: q [64, D], k [NK, D], v [NK, DV] bf16; the f32 outputs */           \
-  bool column_shares_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out);
+  bool column_shares_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out); \
+  /* kSoloConfigs[config]: q [64, D], k [tiles NK, D], v [tiles NK, DV] bf16; o [64, DV], maxima [64, 1] f32 */ \
+  bool solo_hand_out(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& maxima);
 namespace tile_host { TESSERA_TILE_STAGED_RUNNERS }
 namespace tile_cuda { TESSERA_TILE_STAGED_RUNNERS }
 #undef TESSERA_TILE_STAGED_RUNNERS

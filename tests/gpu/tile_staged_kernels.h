@@ -3,6 +3,7 @@
 // the host (tile_staged_host.cpp, the specification) and CUDA (tile_staged_cuda.cu); test_tile_staged_gpu.cpp
 // checks both against values known exactly.
 #pragma once
+#include "tessera/tile/solo.h"
 #include "tessera/tile/staged.h"
 #include "tessera/tile/tile.h"
 
@@ -269,6 +270,61 @@ struct ColumnSharesProducts {
     });
   }
 };
+
+// Work of one consumer handed to both (tile/solo.h), over TILES stages and two consumer warpgroups in column
+// shares: for each stage t, the first alone computes dots_t = q @ K_t^T and hands out bf16(dots_t) and its row
+// maxima; both then halve their columns of o in the rows whose max is positive and add bf16(dots_t) @ V_t. At
+// the end the first hands out the sum of the row maxima, which it alone kept.
+//   o = where(max_t > 0, o / 2, o) + bf16(dots_t) @ V_t  (t = 0 .. TILES - 1, o = 0 before);  maxima = sum_t max_t
+template <int D, int NK, int DV, int TILES>
+struct SoloHandOut {
+  using Stage = tile::Stage<tile::SharedTile<bf16, 64, D>, tile::SharedTile<bf16, NK, D>, tile::SharedTile<bf16, NK, DV>>;
+  using Pipe = tile::PipelineShape<Stage, 2, 2, tile::Consumers::column_shares>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::TmaTensor<bf16, 64, D> q;
+    tile::TmaTensor<bf16, NK, D> k;   // [TILES * NK, D]
+    tile::TmaTensor<bf16, NK, DV> v;  // [TILES * NK, DV]
+    tile::View2<float> o, maxima;     // [64, DV] [64, 1]
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    pipe.producer(TILES, [&](Stage& s, int64_t t) {
+      load_async(blk, s.a, p.q, {0, 0});
+      load_async(blk, s.b, p.k, {t * NK, 0});
+      load_async(blk, s.c, p.v, {t * NK, 0});
+    });
+    pipe.consumers([&] {
+      auto o = mma_accumulator<64, DV>(pipe);
+      auto scoring = solo(pipe);
+      auto maxima = full_like(row_max(mma_accumulator<64, NK>(scoring)), 0.f);
+      for (const Stage& s : pipe.stages(TILES, o)) {
+        const auto [probs, top] = scoring.run([&] {
+          auto dots = mma_accumulator<64, NK>(scoring);
+          mma(dots, s.a, transpose(s.b));
+          mma_wait(dots);
+          maxima = maxima + row_max(dots);
+          return std::tuple{cast<bf16>(dots), row_max(dots)};
+        });
+        scale_rows_where(o, top > 0.f, full_like(top, 0.5f));
+        mma(o, probs, s.c);
+        mma_wait(o);
+      }
+      const auto [total] = scoring.run([&] { return std::tuple{maxima}; });
+      store(blk, p.o, {0, 0}, o);
+      store(blk, p.maxima, {0, 0}, total);
+    });
+  }
+};
+
+struct SoloConfig { int d, nk, dv, tiles; const char* why; };
+inline constexpr SoloConfig kSoloConfigs[] = {
+    {64, 64, 512, 3, "MLA's split: 64 keys scored by one warpgroup, 256 output columns each, three tiles"},
+    {128, 64, 128, 5, "64 output columns each, five tiles (each hand-out buffer reused)"},
+};
+inline constexpr int kNumSoloConfigs = int(sizeof(kSoloConfigs) / sizeof(kSoloConfigs[0]));
 
 struct ColumnSharesConfig { int d, nk, dv; const char* why; };
 inline constexpr ColumnSharesConfig kColumnSharesConfigs[] = {

@@ -152,4 +152,20 @@ bool column_shares_products(int config, const Tensor& q, const Tensor& k, const 
   return true;
 }
 
+bool solo_hand_out(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& maxima) {
+  if (!staged_pipeline_runs()) return false;
+  with_index<kNumSoloConfigs>(config, [&](auto index) {
+    constexpr SoloConfig S = kSoloConfigs[decltype(index)::value];
+    using K = SoloHandOut<S.d, S.nk, S.dv, S.tiles>;
+    typename K::Params p{};
+    p.q = tile::active::make_tma_tensor<64, S.d>(ops::as_rows<const bf16>(q));
+    p.k = tile::active::make_tma_tensor<S.nk, S.d>(ops::as_rows<const bf16>(k));
+    p.v = tile::active::make_tma_tensor<S.nk, S.dv>(ops::as_rows<const bf16>(v));
+    p.o = ops::as_rows<float>(o);
+    p.maxima = ops::as_rows<float>(maxima);
+    tile::active::launch<K>({1}, p, nullptr);
+  });
+  return true;
+}
+
 }  // namespace tessera::tile_staged_tests::TESSERA_TILE_BACKEND

@@ -542,37 +542,38 @@ __device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc
   hopper::wgmma_commit();
 }
 
-// acc += a @ b for a [M, K] in column shares (e.g. probabilities cast from shared-out scores) and b [K, N] in
-// shared memory read MN-major, acc in column shares. Every share needs every column of a: the shares write
-// theirs into one swizzled tile in shared memory, from which each warpgroup's products read all of a against
-// its own columns of b. Asynchronous, as above; it first waits for this warpgroup's earlier products.
+namespace detail {
+// Writes a 16-bit accumulator-layout tile (any layout whose threads hold adjacent column pairs) into an M-row
+// shared tile, K-major in 128-byte swizzled panels as the copy engine lays tiles, where mma reads it as a left
+// operand. Each thread writes its own elements; the caller orders the writes before the products.
+template <class T, int M, class L>
+__device__ __forceinline__ void store_swizzled(const Tile<T, L>& a, T* tile) {
+  static_assert(sizeof(T) == 2, "16-bit tiles: a left operand of wgmma");
+  unsigned char* base = reinterpret_cast<unsigned char*>(tile);
+#pragma unroll
+  for (int e = 0; e < L::size; e += 2) {
+    const int r = L::row(e), c = L::col(e);
+    const uint32_t pair = uint32_t(a.v[e].bits) | (uint32_t(a.v[e + 1].bits) << 16);
+    *reinterpret_cast<uint32_t*>(base + hopper::swizzled_piece<T, M>(r, c) + (c % (16 / sizeof(T))) * sizeof(T)) = pair;
+  }
+}
+}  // namespace detail
+
+// acc += a @ b for a [M, K] shared tile (K-major, swizzled as the copy engine lays tiles) and b [K, N] in shared
+// memory read MN-major, acc in column shares: each warpgroup multiplies all of a by its own columns of b.
+// Asynchronous, as above.
 template <class T, int M, int N, int K, int C>
-__device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc, const Tile<T, WgmmaColumnShares<M, K, C>>& a,
+__device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc, const SharedTile<T, M, K>& a,
                                     const SharedTile<T, K, N>& b) {
   static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, f16>, "wgmma tiles: bf16 or f16");
   constexpr int P = hopper::panel_cols<T>, NS = N / C;
   static_assert(NS % P == 0 && K % P == 0, "b's shares and a are whole 128-byte panels wide");
   using L = WgmmaColumnShares<M, N, C>;
-  using LA = WgmmaColumnShares<M, K, C>;
-  __shared__ alignas(1024) T whole[M * K];  // a, K-major in 128-byte swizzled panels, as the copy engine lays tiles
-  // Every warpgroup's products that read `whole` last time are done once all have passed this barrier: each
-  // waits for its own first.
-  hopper::wgmma_wait<0>();
-  hopper::consumer_sync(1, 128 * C);
-  unsigned char* base = reinterpret_cast<unsigned char*>(whole);
-#pragma unroll
-  for (int e = 0; e < LA::size; e += 2) {
-    const int r = LA::row(e), c = LA::col(e);
-    uint32_t pair = uint32_t(a.v[e].bits) | (uint32_t(a.v[e + 1].bits) << 16);
-    *reinterpret_cast<uint32_t*>(base + hopper::swizzled_piece<T, M>(r, c) + (c % (16 / sizeof(T))) * sizeof(T)) = pair;
-  }
-  hopper::fence_proxy_async_shared();
-  hopper::consumer_sync(1, 128 * C);
 #pragma unroll
   for (int e = 0; e < L::size; ++e) hopper::fence_register(acc.v[e]);
   hopper::wgmma_fence();
   const T* b_share = b.data + (hopper::warpgroup() * NS / P) * K * P;
-  const uint64_t a_first = hopper::smem_descriptor(whole);
+  const uint64_t a_first = hopper::smem_descriptor(a.data);
   const uint64_t b_first = hopper::smem_descriptor_mn(b_share, uint32_t(K * P * sizeof(T)));
 #pragma unroll
   for (int s = 0; s < L::slices; ++s)
@@ -583,6 +584,26 @@ __device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc
       hopper::wgmma_k16<T, NS, 1>(*reinterpret_cast<float(*)[NS / 2]>(&acc.v[s * L::per_slice]), a_first + a_step, b_first + b_step);
     }
   hopper::wgmma_commit();
+}
+
+// acc += a @ b for a [M, K] in column shares (e.g. probabilities cast from shared-out scores) and b [K, N] in
+// shared memory read MN-major, acc in column shares. Every share needs every column of a: the shares write
+// theirs into one swizzled tile in shared memory, from which each warpgroup's products read all of a against
+// its own columns of b. Asynchronous, as above; it first waits for this warpgroup's earlier products.
+template <class T, int M, int N, int K, int C>
+__device__ __forceinline__ void mma(Tile<float, WgmmaColumnShares<M, N, C>>& acc, const Tile<T, WgmmaColumnShares<M, K, C>>& a,
+                                    const SharedTile<T, K, N>& b) {
+  __shared__ alignas(1024) T whole[M * K];
+  // Every warpgroup's products that read `whole` last time are done once all have passed this barrier: each
+  // waits for its own first.
+  hopper::wgmma_wait<0>();
+  hopper::consumer_sync(1, 128 * C);
+  detail::store_swizzled<T, M>(a, whole);
+  hopper::fence_proxy_async_shared();
+  hopper::consumer_sync(1, 128 * C);
+  SharedTile<T, M, K> shared;
+  shared.data = whole;
+  mma(acc, shared, b);
 }
 
 namespace detail {
