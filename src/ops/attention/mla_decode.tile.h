@@ -3,21 +3,23 @@
 // the whole row and the value its c_kv. A block owns 64 (token, head) query rows of one sequence (row r is
 // token r / H, head r % H) and one split of its keys; the producer streams each key tile's latent rows once
 // for all of them, through the block table as fmha_decode_staged.tile.h does. The 64 x 512 output is wider
-// than one consumer warpgroup holds, so two compute every tile in column shares (Consumers::column_shares):
-// each a half of the scores' keys and of the output's columns, exchanging only row statistics and
-// probabilities.
+// than one consumer warpgroup holds, so two hold it in column shares (Consumers::column_shares), 256 columns
+// each. The first also scores each key tile and runs the softmax alone (solo, as FlashMLA splits the work):
+// it hands the probabilities and the rows' rescale factors to both, and scores the next tile while the other
+// multiplies its share of the values.
 //
 //   q = the block's query rows: q_c (their c_kv part) and q_r (their rope part)   -- shared memory, once
 //   for each key tile j of the split (one stage: C_j its c_kv rows, R_j its rope keys):
 //     rows of the tile past the end = 0                    -- slots that hold no token may hold NaN
-//     s = logits(q_c @ C_j^T + q_r @ R_j^T)
-//     s = where(key visible, s, -inf)                      -- edge tiles only
-//     m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
-//     o = o exp2(m - m_new) + p @ C_j
+//     the first consumer alone:
+//       s = logits(q_c @ C_j^T + q_r @ R_j^T)
+//       s = where(key visible, s, -inf)                    -- edge tiles only
+//       m_new = max(m, rowmax(s));  p = exp2(s - m_new);  l = l exp2(m - m_new) + rowsum(p)
+//     every consumer, its own columns:  o = o exp2(m - m_new) + p @ C_j
 //   one split: O = o / l;  several: o, m and l to the fp32 partials, merged as fmha_decode's are.
-// (l is a running row sum: each share keeps its own keys' part, added up once at the end.)
 #pragma once
 #include "ops/attention/fmha_decode_staged.tile.h"
+#include "tessera/tile/solo.h"
 
 namespace tessera::ops::kernels {
 
@@ -63,29 +65,33 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, kMlaRank>(pipe);
       const auto q = pipe.resident();
-      auto m = full_like(row_max(o), -INFINITY);
-      // The row sums stay in the shares' hands until the end: one exchange in all, not one a key tile.
-      auto l = running_row_sums(mma_accumulator<BM, BN>(pipe));
+      auto scoring = solo(pipe);
+      // The running max and sum: the soloist's alone until the end.
+      auto m = full_like(row_max(mma_accumulator<BM, BN>(scoring)), -INFINITY);
+      auto l = full_like(m, 0.f);
       int64_t k0 = k_begin;
       for (const Stage& s : pipe.stages(tiles, o)) {
         if (k0 + BN > t_end) {
           pipe.zero_rows(s.a, int(t_end - k0));
           pipe.zero_rows(s.b, int(t_end - k0));
         }
-        auto dots = mma_accumulator<BM, BN>(pipe);
-        mma(dots, q.a, transpose(s.a));
-        mma(dots, q.b, transpose(s.b));
-        mma_wait(dots, o);
-        const auto scores = decode_scores<BN>(p, dots, k0, r0, t_end, len, Sq);
-        online_softmax_step<T>(scores, m, l, o, [&](auto& acc, const auto& probs) {
-          mma(acc, probs, s.a);
-          mma_wait(acc);
+        const auto [probs, moved, rescale] = scoring.run([&] {
+          auto dots = mma_accumulator<BM, BN>(scoring);
+          mma(dots, q.a, transpose(s.a));
+          mma(dots, q.b, transpose(s.b));
+          mma_wait(dots);
+          const auto w = online_softmax_weights(decode_scores<BN>(p, dots, k0, r0, t_end, len, Sq), m, l);
+          return std::tuple{cast<T>(w.p), w.moved, w.rescale};
         });
+        scale_rows_where(o, moved, rescale);
+        mma(o, probs, s.a);
+        mma_wait(o);
         pipe.release(s);
         k0 += BN;
       }
       pipe.release_resident();
-      store_result<T>(blk, p, split, b, 0, r0, o, m, total(l));
+      const auto [m_final, l_final] = scoring.run([&] { return std::tuple{m, l}; });
+      store_result<T>(blk, p, split, b, 0, r0, o, m_final, l_final);
     });
   }
 };
