@@ -61,11 +61,14 @@ ShapeSpec parse_shape_spec(const std::string& text) {
       invalid_argument("--shapes " + text + ": unknown op '" + spec.op + "'");
   }
   spec.dims = parse_dims(dims, "--shapes " + text);
-  // Prefill attention written for its op may name a value head dim of its own (MLA: fmha:4x16x4096x192x128).
+  // Prefill attention written for its op may name a value head dim of its own (MLA: fmha:4x16x4096x192x128),
+  // and MLA decode its query head count (mla_decode:64x4096x16; 128 when left out).
   const bool with_dv = (spec.op == "fmha" || spec.op == "fmha_fp8") && spec.dims.size() == 5;
-  if (!spec.op.empty() && int(spec.dims.size()) != shape_rank(spec.op) && !with_dv)
+  const bool with_heads = spec.op == "mla_decode" && spec.dims.size() == 3;
+  if (!spec.op.empty() && int(spec.dims.size()) != shape_rank(spec.op) && !with_dv && !with_heads)
     invalid_argument("--shapes " + text + ": " + spec.op + " takes " + std::to_string(shape_rank(spec.op)) + " numbers" +
-                     (spec.op == "fmha" || spec.op == "fmha_fp8" ? " (or 5: BxHxSxDqkxDv)" : ""));
+                     (spec.op == "fmha" || spec.op == "fmha_fp8" ? " (or 5: BxHxSxDqkxDv)" : "") +
+                     (spec.op == "mla_decode" ? " (or 3: BxSxH)" : ""));
   return spec;
 }
 
@@ -149,7 +152,7 @@ std::vector<std::string> check_options(const BenchOptions& opt) {
     if (const auto spec = parse_shape_spec(s); spec.op.empty() && (spec.dims.size() < 2 || spec.dims.size() > 5))
       invalid_argument("--shapes " + s + ": give ROWSxCOLS (norms, softmax, activations, rope, embedding), MxNxK (matmul, "
                        "matmul_fp8), BxHxSxD (fmha, fmha_fp8, fmha_backward) or BxSxHqxHkvxD (fmha_decode); "
-                       "bmm:BxMxNxK, group_gemm:GxMxNxK and mla_decode:BxS name their op");
+                       "bmm:BxMxNxK, group_gemm:GxMxNxK and mla_decode:BxS[xH] name their op");
   return opt.ops.empty() ? all : opt.ops;
 }
 
@@ -673,14 +676,15 @@ struct Runner {
     }
   }
 
-  // MLA decode (DeepSeek-V2/V3 absorbed: 128 heads, latent 512 + rope 64, pages of 64 in a scrambled order) over
-  // B x S, one new token a sequence. Flops 2 B H S (576 + 512); bytes: the latent cache read once.
+  // MLA decode (DeepSeek-V2/V3 absorbed: latent 512 + rope 64, pages of 64 in a scrambled order) over B x S
+  // (x H query heads, 128 unless given: fewer where tensor parallelism shares them out), one new token a
+  // sequence. Flops 2 B H S (576 + 512); bytes: the latent cache read once.
   void bench_mla_decode() {
     const DType dt = opt.dtype;
     const ops::Options o{dispatch::Backend::tile_cuda, stream};
-    constexpr long long H = 128, R = 512, P = 64, page = 64;
+    constexpr long long R = 512, P = 64, page = 64;
     for (const auto& d : shapes_for("mla_decode", {{64, 4096}, {128, 8192}, {1, 32768}}, {{2, 1024}})) {
-      const long long B = d[0], S = (d[1] + page - 1) / page * page, pages = B * S / page;
+      const long long B = d[0], S = (d[1] + page - 1) / page * page, pages = B * S / page, H = d.size() > 2 ? d[2] : 128;
       std::vector<int32_t> table_values(static_cast<size_t>(pages));
       for (long long i = 0; i < pages; ++i) table_values[size_t(i)] = int32_t((i * 40503) % pages);  // a permutation when pages is a power of two
       if (pages & (pages - 1))
@@ -690,7 +694,7 @@ struct Runner {
       const Tensor lens = Tensor::empty({B}, DType::i32, Device::cuda());
       const std::vector<int32_t> len_values(static_cast<size_t>(B), static_cast<int32_t>(S));
       copy_bytes(lens.data(), lens.device(), len_values.data(), Device::cpu(), len_values.size() * sizeof(int32_t));
-      timed_row("mla_decode", "B=" + std::to_string(B) + " S=" + std::to_string(S) + " H=128 latent=512+64",
+      timed_row("mla_decode", "B=" + std::to_string(B) + " S=" + std::to_string(S) + " H=" + std::to_string(H) + " latent=512+64",
                 2.0 * double(B * H) * double(S) * double(R + P + R), double(B * S * (R + P)) * double(dtype_size(dt)),
                 [&](auto f) {
                   return std::vector<Tensor>{random_like_first(f, 0, {B, 1, H, R + P}, dt, 81),

@@ -34,8 +34,9 @@ struct ReadWords {
     store(blk, p.sink, {r0, 0}, row_max(load<rows, cols>(blk, p.data, {r0, 0})));
   }
 };
-}  // namespace
 
+// Reads `words` 32-bit words at `data` (more than the L2 holds), writing one word a 4 KB row to `sink` (words /
+// 1024 of them). False if the launch failed (its error is cleared).
 bool launch_l2_flush(const uint32_t* data, int64_t words, uint32_t* sink, StreamHandle stream) {
   ReadWords::Params p{};
   p.data.data = data;
@@ -56,6 +57,7 @@ bool launch_l2_flush(const uint32_t* data, int64_t words, uint32_t* sink, Stream
   }
   return cudaGetLastError() == cudaSuccess;
 }
+}  // namespace
 
 L2FlushBuffer::L2FlushBuffer(size_t bytes) {
   const size_t rows = (bytes + 4095) / 4096;

@@ -204,6 +204,9 @@ TEST(BenchHarness, ChecksOptionsWithoutAGpu) {
   EXPECT_THROW(parse_shape_spec("fmha_backward:4x16x4096x192x128"), Error);
   EXPECT_THROW(parse_shape_spec("fmha:4x16x4096x192x128x1"), Error);
   EXPECT_THROW(parse_shape_spec("flash:8x512"), Error);
+  EXPECT_EQ(parse_shape_spec("mla_decode:64x4096x16").dims, (std::vector<long long>{64, 4096, 16}));  // 16 query heads
+  EXPECT_THROW(parse_shape_spec("mla_decode:64x4096x16x1"), Error);
+  EXPECT_THROW(parse_shape_spec("mla_decode:64x4096x0"), Error);
   auto refused = [](BenchOptions o, const std::string& needle) {
     try {
       run_benchmarks(o);
