@@ -85,7 +85,7 @@ class Solo {
     if constexpr (ROLE == Role::consumer) {
       if (hopper::warpgroup() == 0) {
         const Given given = f();
-        hopper::wgmma_wait<0>();
+        hopper::wgmma_wait<0>();  // its own products that read the last hand-out, before it is overwritten
         hopper::consumer_sync(detail::kSoloFree, threads);
         [&]<size_t... I>(std::index_sequence<I...>) {
           (detail::solo_write<int(I)>(std::get<I>(given), std::get<I>(out)), ...);
