@@ -663,13 +663,14 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
   struct HeadDims {
     int64_t d, dv;
     std::vector<const char*> names;
+    std::vector<const char*> persistent_only;  // overlapped work items: fmha's persistent grid alone offers them
   };
-  const HeadDims configs[] = {{128, 128, {"bn128_s6", "bn64_s8"}},
-                              {64, 64, {"bn128_s8", "bn64_s12"}},
-                              {256, 256, {"bn64_s4"}},
-                              {192, 128, {"bn128_s3", "bn64_s6"}}};
+  const HeadDims configs[] = {{128, 128, {"bn128_s6", "bn64_s8"}, {"bn128_s5_overlap"}},
+                              {64, 64, {"bn128_s8", "bn64_s12"}, {"bn128_s8_overlap"}},
+                              {256, 256, {"bn64_s4"}, {}},
+                              {192, 128, {"bn128_s3", "bn64_s6"}, {}}};
   const ClearForcedChoice clear_fmha{"fmha"}, clear_varlen{"fmha_varlen"};
-  for (const auto& [d, dv, names] : configs) {
+  for (const auto& [d, dv, names, persistent_only] : configs) {
     const FmhaCase dense[] = {{1, 2, 1, 200, 300, d, dv, {0.f, true, -1, 0.f}},
                               {1, 2, 2, 130, 130, d, dv, {0.f, false, 40, 0.f}},
                               {2, 8, 2, 1000, 1500, d, dv, {0.f, true, -1, 0.f}},
@@ -677,20 +678,22 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
     const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, d, dv, {0.f, true, -1, 0.f}, 2},
                                  {{700, 129}, {700, 300}, 8, 2, d, dv, {0.f, true, -1, 0.f}, 3}};
     // fmha offers each configuration also as a persistent grid (blocks that run several work items in turn).
-    for (const char* name : names)
-      for (const bool persistent : {false, true}) {
-        const std::string fmha_name = std::string(name) + (persistent ? "_persistent" : "");
-        SCOPED_TRACE("configuration " + fmha_name + ", head dims " + std::to_string(d) + " / " + std::to_string(dv));
-        at::force("fmha", fmha_name);
-        at::force("fmha_varlen", name);
-        for (DType dt : {DType::bf16, DType::f16}) {
-          for (const auto& c : dense)
-            if (long_cases || c.Sq * c.Sk < 100000) check_fmha(dev, backend, dt, c);
-          if (!persistent)
-            for (const auto& c : packed)
-              if (long_cases || c.sq[0] < 500) check_fmha_varlen(dev, backend, dt, c);
-        }
+    std::vector<std::pair<const char*, bool>> forced;  // (name, persistent)
+    for (const char* name : names) forced.insert(forced.end(), {{name, false}, {name, true}});
+    for (const char* name : persistent_only) forced.push_back({name, true});
+    for (const auto& [name, persistent] : forced) {
+      const std::string fmha_name = std::string(name) + (persistent ? "_persistent" : "");
+      SCOPED_TRACE("configuration " + fmha_name + ", head dims " + std::to_string(d) + " / " + std::to_string(dv));
+      at::force("fmha", fmha_name);
+      at::force("fmha_varlen", name);
+      for (DType dt : {DType::bf16, DType::f16}) {
+        for (const auto& c : dense)
+          if (long_cases || c.Sq * c.Sk < 100000) check_fmha(dev, backend, dt, c);
+        if (!persistent)
+          for (const auto& c : packed)
+            if (long_cases || c.sq[0] < 500) check_fmha_varlen(dev, backend, dt, c);
       }
+    }
   }
 }
 

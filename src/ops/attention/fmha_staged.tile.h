@@ -16,6 +16,15 @@
 // the softmax of tile j + 1 runs while the tensor cores finish tile j's values, and the two consumer
 // warpgroups take turns issuing their products, so that one's softmax overlaps the other's mma.
 //
+// Overlapped work items (the `_overlap` configurations, persistent grids only): the consumers' turns run on
+// from one work item to the next, the query tile goes back to the producer right after an item's last scores,
+// and O leaves through the pipeline's staging buffers instead of the query tile. So the next item's queries
+// load under this item's last softmax, products and store, and the first consumer starts the next item while
+// the second finishes this one; otherwise both wait for the second's store and then for the next queries.
+// (The early release alone, O leaving through the last value tile, gained nothing in session 37; with O stored
+// from registers instead of staged, the three together were 2-4% slower: session 62. Staged, they gain 1.5-3%
+// at 1k-2k keys, where an item is a few key tiles.)
+//
 // Keys and values travel in stages of their own (K_0, V_0, K_1, V_1, ...), so that K_j goes back to the
 // producer as soon as its scores are done, while V_{j-1} is still being multiplied: a step holds two stages, and
 // the producer fills the others a whole step ahead. In stages of a (K_j, V_j) pair, the pair of step j - 1
@@ -41,18 +50,21 @@ namespace tessera::ops::kernels {
 // Where keys are wider than values (DQK = DV + REST: MLA's 64 rotary columns beside 128), a stage and the
 // query tile are two tiles, the first DV columns and the REST after them, and a stage that carries values
 // leaves its second tile out (leave_unloaded).
-template <class T, int DQK, int DV, int BN, int STAGES>
+template <class T, int DQK, int DV, int BN, int STAGES, bool OVERLAP_ITEMS = false>
 struct StagedAttentionShape {
   static_assert(STAGES >= 3, "a step holds two stages (V_{j-1}, K_j): the producer needs a third");
   static_assert(DQK >= DV, "keys at least as wide as values");
   using value_type = T;
   static constexpr int consumers = 2, bm = 64 * consumers, bn = BN, d = DQK, dv = DV, rest = DQK - DV;
+  static constexpr bool overlap_items = OVERLAP_ITEMS;
   template <int R>
   using Columns = std::conditional_t<rest == 0, tile::Stage<tile::SharedTile<T, R, DV>>,
                                      tile::Stage<tile::SharedTile<T, R, DV>, tile::SharedTile<T, R, (rest > 0 ? rest : DV)>>>;
   using Stage = Columns<BN>;     // K_j or V_j
   using QueryTile = Columns<bm>;  // resident: the block's rows
-  using Pipe = tile::PipelineShape<Stage, STAGES, consumers, tile::Consumers::cooperative, QueryTile>;
+  // Overlapped items store O through staging buffers of their own (the query tile goes back before O is ready).
+  using Pipe = tile::PipelineShape<Stage, STAGES, consumers, tile::Consumers::cooperative, QueryTile, 1,
+                                   std::conditional_t<OVERLAP_ITEMS, T, void>>;
   using Keys = tile::TmaTensor<T, BN, DV, 3>;                         // K's first DV columns, or V, as [planes, rows, *]
   using KeysRest = tile::TmaTensor<T, BN, (rest > 0 ? rest : DV), 3>;  // K's columns past DV (unused when rest = 0)
   using Queries = tile::TmaTensor<T, bm, DV, 3>;                      // Q as [planes, rows, DQK], the same split
@@ -97,24 +109,38 @@ struct OutputPlane {
   int64_t plane = 0;
 };
 
+// The key tiles that some query row of [q0, q0 + BM) may see: `count` tiles of BN keys from key `begin`.
+struct VisibleKeyTiles {
+  int64_t begin, count;
+};
+template <int BM, int BN>
+TILE_HD VisibleKeyTiles visible_key_tiles(int64_t q0, int64_t Sq, int64_t Sk, const MaskParams& mask) {
+  const int64_t offset = Sk - Sq;
+  int64_t k_begin = 0, k_end = Sk;
+  if (mask.causal) k_end = q0 + BM + offset < Sk ? q0 + BM + offset : Sk;
+  if (mask.window_left >= 0 && q0 + offset - mask.window_left > 0) k_begin = (q0 + offset - mask.window_left) / BN * BN;
+  return {k_begin, k_end > k_begin ? (k_end - k_begin + BN - 1) / BN : 0};
+}
+
 // Attends query rows [q0, q0 + BM) of a sequence's Sq queries (rows q_row0 + q0 .. of plane q_plane of in.q)
 // to the Sk keys and values that start at row key_row0 of plane `plane` of in.k and in.v, bottom-right
-// aligned. Writes those rows of o_rows [Sq, DV] and, when has_lse, of lse_rows [Sq, 1].
-template <class Shape, class Block, class Pipe, class T>
+// aligned. Writes those rows of o_rows [Sq, DV] and, when has_lse, of lse_rows [Sq, 1]. With block_turns
+// (overlapped items), the consumers take their turns at the tensor cores from the block's ring, not their own.
+template <class Shape, class Block, class Pipe, class T, class Turns = int>
 TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAttentionInputs<Shape>& in, int64_t q_plane,
                                           int64_t q_row0, int64_t plane, int64_t key_row0, int64_t Sk, const tile::View2<T>& o_rows,
                                           const tile::View2<float>& lse_rows, bool has_lse, int64_t q0,
                                           const MaskParams& mask, float out_scale = 1.f,
-                                          OutputPlane<Shape> out = {}) {
+                                          OutputPlane<Shape> out = {}, Turns* block_turns = nullptr) {
   constexpr int BM = Shape::bm, BN = Shape::bn, DV = Shape::dv;
   using Stage = typename Shape::Stage;
   const int64_t Sq = o_rows.extent[0], offset = Sk - Sq;
 
   // The keys that any row of this block may see, and the key tiles that cover them.
-  int64_t k_begin = 0, k_end = Sk;
-  if (mask.causal) k_end = q0 + BM + offset < Sk ? q0 + BM + offset : Sk;
-  if (mask.window_left >= 0 && q0 + offset - mask.window_left > 0) k_begin = (q0 + offset - mask.window_left) / BN * BN;
-  const int64_t tiles = k_end > k_begin ? (k_end - k_begin + BN - 1) / BN : 0;
+  const auto [k_begin, tiles] = visible_key_tiles<BM, BN>(q0, Sq, Sk, mask);
+  // Overlapped work items: the query tile goes back right after the last scores (the output then leaves
+  // through the pipeline's staging buffers), so that the next item's queries load under this one's last steps.
+  const bool early_release = Shape::overlap_items && tiles > 0;
 
   // The queries follow the first key tile: in a persistent block that tile loads while the previous work
   // item's consumers still hold their query tile (for its last products and its output).
@@ -164,7 +190,11 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAt
 
     // Tile j's keys are multiplied while tile j - 1's values are (two stages held), and the two consumers
     // take turns at the tensor cores: each one's softmax runs under the other's products.
-    auto turns = pipe.mma_turns(tiles);
+    auto own_turns = pipe.mma_turns(block_turns ? 0 : tiles);
+    auto* turns_in_use = &own_turns;
+    if constexpr (std::is_same_v<Turns, decltype(own_turns)>)
+      if (block_turns) turns_in_use = block_turns;
+    auto& turns = *turns_in_use;
     if (tiles > 0) {
       auto keys = pipe.acquire();
       {
@@ -173,6 +203,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAt
       }
       mma_wait(dots);
       pipe.release(keys);
+      if (early_release && tiles == 1) pipe.release_resident();
       softmax_step(k_begin);
       for (int64_t j = 1; j < tiles; ++j) {
         const auto values = pipe.acquire();  // V_{j-1}, loaded before K_j
@@ -185,6 +216,7 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAt
         }
         mma_wait<1>(dots);  // all but p @ V_{j-1}
         pipe.release(keys);
+        if (early_release && j == tiles - 1) pipe.release_resident();
         softmax_step(k_begin + j * BN);
         mma_wait(o);
         pipe.release(values);
@@ -196,9 +228,14 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAt
       pipe.release(values);
     }
     const auto o_final = cast<T>(o * (inverse_sum(l) * out_scale));
-    if (out.boxes) pipe.store_async(blk, *out.boxes, out.plane, {q0, 0}, o_final, q_tile.a);
-    else store(blk, o_rows, {q0, 0}, o_final);
-    pipe.release_resident();
+    if constexpr (Shape::overlap_items) {
+      if (out.boxes) pipe.store_async(blk, *out.boxes, out.plane, {q0, 0}, o_final);
+      else store(blk, o_rows, {q0, 0}, o_final);
+    } else {
+      if (out.boxes) pipe.store_async(blk, *out.boxes, out.plane, {q0, 0}, o_final, q_tile.a);
+      else store(blk, o_rows, {q0, 0}, o_final);
+    }
+    if (!early_release) pipe.release_resident();
     if (has_lse) store(blk, lse_rows, {q0, 0}, log_sum_exp(m, l));
   });
 }
@@ -207,9 +244,9 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAt
 // in L2), taken by a grid of blocks that each run several in turn (persistent: the next item's first key tile
 // loads under the current one's last steps, and no block starts cold) or one each. q [B, Hq, Sq, DQK],
 // o [B, Hq, Sq, DV], lse [B, Hq, Sq, 1]; K and V as [B * Hkv, Sk, DQK / DV] planes.
-template <class T, int DQK, int DV, int BN, int STAGES>
-struct FmhaStaged : StagedAttentionShape<T, DQK, DV, BN, STAGES> {
-  using Shape = StagedAttentionShape<T, DQK, DV, BN, STAGES>;
+template <class T, int DQK, int DV, int BN, int STAGES, bool OVERLAP_ITEMS = false>
+struct FmhaStaged : StagedAttentionShape<T, DQK, DV, BN, STAGES, OVERLAP_ITEMS> {
+  using Shape = StagedAttentionShape<T, DQK, DV, BN, STAGES, OVERLAP_ITEMS>;
   static constexpr int threads = Shape::Pipe::threads;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
   struct Params {
@@ -228,14 +265,23 @@ struct FmhaStaged : StagedAttentionShape<T, DQK, DV, BN, STAGES> {
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
-    const int64_t heads = p.o.extent[1];
+    const int64_t heads = p.o.extent[1], Sq = p.o.extent[2], Sk = p.in.k.view.extent[1];
+    // Overlapped items: one ring of turns for all the block's items, each consumer taking one turn per key tile.
+    int64_t block_tile_count = 0;
+    if constexpr (OVERLAP_ITEMS)
+      for (const tile::TileIndex item : persistent_tiles(blk, p.items)) {
+        const int64_t q0 = query_tile_row(item.row, Sq, Shape::bm, p.mask.causal);
+        block_tile_count += visible_key_tiles<Shape::bm, Shape::bn>(q0, Sq, Sk, p.mask).count;
+      }
+    auto block_turns = pipe.mma_turns(block_tile_count);
     for (const tile::TileIndex item : persistent_tiles(blk, p.items)) {
       const int64_t bh = item.col, b = bh / heads, h = bh % heads;
-      const int64_t q0 = query_tile_row(item.row, p.o.extent[2], Shape::bm, p.mask.causal);
+      const int64_t q0 = query_tile_row(item.row, Sq, Shape::bm, p.mask.causal);
       OutputPlane<Shape> out;
       if (p.o_by_copy_engine) out = {&p.o_boxes, bh};
-      attend_query_tile_staged<Shape>(blk, pipe, p.in, bh, 0, b * p.kv_heads + h / p.group, 0,
-                                      p.in.k.view.extent[1], p.o[b][h], p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale, out);
+      attend_query_tile_staged<Shape>(blk, pipe, p.in, bh, 0, b * p.kv_heads + h / p.group, 0, Sk, p.o[b][h],
+                                      p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale, out,
+                                      OVERLAP_ITEMS ? &block_turns : nullptr);
     }
   }
 };

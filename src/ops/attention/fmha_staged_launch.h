@@ -4,8 +4,9 @@
 //
 //   head dim   keys per tile x stages, each stage one key or value tile (autotuner candidates; the first is
 //              the default)
-//   64         128 x 8 (8 x 16 KiB); 64 x 12 (short sequences)
-//   128        128 x 6 (6 x 32 KiB, FlashAttention-3's tile); 64 x 8 (short sequences, windows)
+//   64         128 x 8 (8 x 16 KiB); 64 x 12 (short sequences); 128 x 8 with overlapped work items
+//   128        128 x 6 (6 x 32 KiB, FlashAttention-3's tile); 64 x 8 (short sequences, windows); 128 x 5 with
+//              overlapped work items (persistent only: 5 stages beside the 32 KiB of O's staging buffers)
 //   256        64 x 4 (4 x 32 KiB) alone. On an H200 (session 31) the 32-key tile in 8 stages was 0.64-0.74x
 //              cuDNN where 64 x 4 was 0.86-0.97x, and 64 x 5 (all the shared memory) timed as 64 x 4.
 //   192 / 128  (MLA prefill: keys 192 wide, values 128) 128 x 3 (3 x 48 KiB), 64 x 6 (6 x 24 KiB); a stage is
@@ -64,17 +65,23 @@ std::vector<at::Candidate> staged_configs(int64_t dqk, int64_t dv, const F& laun
     if (persistent_too) configs.push_back({std::string(name) + "_persistent", [=] { launch(shape, true); }});
     configs.push_back({name, [=] { launch(shape, false); }});
   };
+  // Overlapped work items (fmha_staged.tile.h) exist only where a block runs several: persistent grids.
+  auto add_overlapped = [&](const char* name, auto shape) {
+    if (persistent_too) configs.push_back({std::string(name) + "_persistent", [=] { launch(shape, true); }});
+  };
   if (dqk != dv) {
     add("bn128_s3", StagedAttentionShape<T, 192, 128, 128, 3>{});
     add("bn64_s6", StagedAttentionShape<T, 192, 128, 64, 6>{});
   } else if (dqk == 64) {
     add("bn128_s8", StagedAttentionShape<T, 64, 64, 128, 8>{});
     add("bn64_s12", StagedAttentionShape<T, 64, 64, 64, 12>{});
+    add_overlapped("bn128_s8_overlap", StagedAttentionShape<T, 64, 64, 128, 8, true>{});
   } else if (dqk == 256) {
     add("bn64_s4", StagedAttentionShape<T, 256, 256, 64, 4>{});
   } else {
     add("bn128_s6", StagedAttentionShape<T, 128, 128, 128, 6>{});
     add("bn64_s8", StagedAttentionShape<T, 128, 128, 64, 8>{});
+    add_overlapped("bn128_s5_overlap", StagedAttentionShape<T, 128, 128, 128, 5, true>{});
   }
   return configs;
 }
@@ -115,7 +122,7 @@ bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt, float out_scal
       const int64_t B = a.q.size(0), Hq = a.q.size(1), Sq = a.q.size(2), dqk = a.q.size(3), dv = a.v.size(3);
       auto launch = [&a, &opt, q_planes, k_planes, v_planes, B, Hq, Sq, out_scale](auto shape, bool persistent) {
         using Shape = decltype(shape);
-        using K = kernels::FmhaStaged<T, Shape::d, Shape::dv, Shape::bn, Shape::Pipe::stages>;
+        using K = kernels::FmhaStaged<T, Shape::d, Shape::dv, Shape::bn, Shape::Pipe::stages, Shape::overlap_items>;
         typename K::Params p{};
         p.out_scale = out_scale;
         p.in = staged_inputs<Shape>(q_planes, k_planes, v_planes);
@@ -163,7 +170,8 @@ bool fmha_varlen_staged(const FmhaVarlenArgs& a, const dispatch::Options& opt) {
         using Shape = decltype(shape);
         using K = kernels::FmhaStagedVarlen<T, Shape::d, Shape::dv, Shape::bn, Shape::Pipe::stages>;
         typename K::Params p{};
-        p.in = staged_inputs<Shape>(q_planes, k_planes, v_planes);
+        // K's own shape: an overlapped shape instantiates this launch, but is never offered here.
+        p.in = staged_inputs<typename K::Shape>(q_planes, k_planes, v_planes);
         p.o = permuted<T, 3>(a.o, {1, 0, 2});
         p.has_lse = !is_absent(a.lse);
         if (p.has_lse) p.lse = with_unit_column<float, 3>(a.lse, {1, 0});
