@@ -674,7 +674,11 @@ inline void check_fmha_staged_configs(Device dev, dispatch::Backend backend, boo
     const FmhaCase dense[] = {{1, 2, 1, 200, 300, d, dv, {0.f, true, -1, 0.f}},
                               {1, 2, 2, 130, 130, d, dv, {0.f, false, 40, 0.f}},
                               {2, 8, 2, 1000, 1500, d, dv, {0.f, true, -1, 0.f}},
-                              {1, 4, 4, 700, 700, d, dv, {0.f, false, -1, 0.f}}};
+                              {1, 4, 4, 700, 700, d, dv, {0.f, false, -1, 0.f}},
+                              // causal persistent grids pair query tiles: an odd count (the middle alone), and more
+                              // queries than keys (the first tiles see none)
+                              {1, 3, 1, 300, 300, d, dv, {0.f, true, -1, 0.f}},
+                              {1, 2, 2, 390, 130, d, dv, {0.f, true, -1, 0.f}}};
     const VarlenCase packed[] = {{{150, 0, 130}, {260, 3, 130}, 2, 1, d, dv, {0.f, true, -1, 0.f}, 2},
                                  {{700, 129}, {700, 300}, 8, 2, d, dv, {0.f, true, -1, 0.f}, 3}};
     // fmha offers each configuration also as a persistent grid (blocks that run several work items in turn).

@@ -3,6 +3,7 @@
 // same units of work in lock step (vertically adjacent tiles of one column), as their shared loads need.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -66,6 +67,36 @@ TEST(TileSchedule, EveryTileOnceAndClustersInLockStep) {
           EXPECT_EQ(int64_t(seen.size()), rows * cols * splits);
           for (const auto& [tile, n] : seen) EXPECT_EQ(n, 1);
         }
+}
+
+// Runs of consecutive items (fmha's causal query tiles in pairs): block b's items are runs b, b + blocks, ... of
+// `run` consecutive items, every item exactly once, and a grid sized for the runs leaves no block idle.
+TEST(TileSchedule, RunsOfConsecutiveItemsEachOnce) {
+  for (const int64_t run : {1, 2, 4})
+    for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 5}, {8, 7}, {16, 9}, {5, 1}})
+      for (const int64_t blocks_asked : {1, 2, 7, 132}) {
+        const TileSchedule s{rows, cols, rows, 1, 1};
+        const int64_t runs = (s.count() + run - 1) / run, blocks = std::min(blocks_asked, runs);
+        SCOPED_TRACE(::testing::Message() << "runs of " << run << ", " << rows << " x " << cols << " tiles, " << blocks << " blocks");
+        std::map<std::pair<int64_t, int64_t>, int> seen;
+        for (int64_t b = 0; b < blocks; ++b) {
+          tile::host::Block blk;
+          blk.block[0] = b;
+          blk.blocks[0] = blocks;
+          std::vector<int64_t> items;  // indices into the schedule's order
+          for (const TileIndex t : tile::persistent_tile_runs(blk, s, run)) {
+            ++seen[{t.row, t.col}];
+            items.push_back(t.col * rows + t.row);  // a group holds all rows: item = col * rows + row
+          }
+          ASSERT_FALSE(items.empty()) << "block " << b;
+          for (size_t i = 0; i < items.size(); ++i) {
+            const int64_t k = int64_t(i) / run;  // this block's k-th run
+            EXPECT_EQ(items[i], (b + k * blocks) * run + int64_t(i) % run) << "block " << b << ", item " << i;
+          }
+        }
+        EXPECT_EQ(int64_t(seen.size()), rows * cols);
+        for (const auto& [tile, n] : seen) EXPECT_EQ(n, 1);
+      }
 }
 
 // Stacked problems (grouped GEMM): every tile of every problem exactly once, in problem order within a block,

@@ -172,6 +172,33 @@ TILE_HD PersistentTiles persistent_tiles(const Block& blk, const TileSchedule& s
   return {schedule, blk.bid(0), blk.num_blocks(0)};
 }
 
+// The same in runs of `run` consecutive work items (a power of two; schedules without clusters): block b takes
+// items b run .. b run + run - 1, then (b + blocks) run .., and the grid is sized for the runs
+// (persistent_blocks(ceil(items / run))). Where a schedule's items alternate heavy and light, so that every
+// run holds about as much work, each block gets an even share whatever the number of blocks.
+struct PersistentTileRuns {
+  TileSchedule schedule;
+  int64_t first = 0, jump = 1;  // jump: from the last item of a run to the first of the block's next
+  int64_t last_in_run = 0;      // run - 1: an item i ends a run where (i & last_in_run) == last_in_run
+  struct iterator {
+    const TileSchedule* s;
+    int64_t i, jump, last_in_run;
+    TILE_HD TileIndex operator*() const { return s->at(i); }
+    TILE_HD iterator& operator++() {
+      i += (i & last_in_run) == last_in_run ? jump : 1;
+      return *this;
+    }
+    TILE_HD bool operator!=(const iterator& o) const { return i < o.i; }
+  };
+  TILE_HD iterator begin() const { return {&schedule, first, jump, last_in_run}; }
+  TILE_HD iterator end() const { return {&schedule, schedule.count(), jump, last_in_run}; }
+};
+
+template <class Block>
+TILE_HD PersistentTileRuns persistent_tile_runs(const Block& blk, const TileSchedule& schedule, int64_t run) {
+  return {schedule, blk.bid(0) * run, (blk.num_blocks(0) - 1) * run + 1, run - 1};
+}
+
 // Problems of different heights stacked along the rows of one operand (a grouped GEMM: the tokens routed to
 // each expert of a mixture), problem g being rows offsets[g] .. offsets[g + 1], every one tile_cols tiles
 // wide. Its work items are the problems' output tiles, problem after problem, each problem's in a

@@ -244,6 +244,15 @@ TILE_DEVICE void attend_query_tile_staged(Block& blk, Pipe& pipe, const StagedAt
 // in L2), taken by a grid of blocks that each run several in turn (persistent: the next item's first key tile
 // loads under the current one's last steps, and no block starts cold) or one each. q [B, Hq, Sq, DQK],
 // o [B, Hq, Sq, DV], lse [B, Hq, Sq, 1]; K and V as [B * Hkv, Sk, DQK / DV] planes.
+//
+// Causal items in pairs (persistent grids): a head's heaviest query tile with its lightest, its second heaviest
+// with its second lightest, ..., so that every pair sees about as many keys (R + 1 key tiles for a head of R
+// query tiles; where R is odd, pairs cross from one head to the next and differ by about a tile), and a
+// persistent block takes every P-th pair. Taking every P-th single item in weight order, a block met only the
+// rows that P steps through modulo R: at 1k keys (R = 8) on 132 multiprocessors rows 0 and 4, or 3 and 7, so
+// some blocks did 6 key tiles an item and others 3, and the grid ran as long as the heaviest. In pairs, causal
+// 16 x 16 x 1k x 128 ran in 175 us against 199 for the grid of a block an item (main's choice until then) and
+// 210 for single items, and 1 x 32 x 2k x 128 in 71 against 79 (H200, session 63).
 template <class T, int DQK, int DV, int BN, int STAGES, bool OVERLAP_ITEMS = false>
 struct FmhaStaged : StagedAttentionShape<T, DQK, DV, BN, STAGES, OVERLAP_ITEMS> {
   using Shape = StagedAttentionShape<T, DQK, DV, BN, STAGES, OVERLAP_ITEMS>;
@@ -260,29 +269,36 @@ struct FmhaStaged : StagedAttentionShape<T, DQK, DV, BN, STAGES, OVERLAP_ITEMS> 
     typename Shape::Outputs o_boxes;  // o as [B * Hq, Sq, DV] planes, when o_by_copy_engine
     bool o_by_copy_engine = false;
     tile::TileSchedule items;  // rows: query tiles; columns: heads (b Hq + h); a group holds all of a head's tiles
+    bool paired_items = false; // causal on a persistent grid: query tiles in pairs of about equal work
   };
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
     const int64_t heads = p.o.extent[1], Sq = p.o.extent[2], Sk = p.in.k.view.extent[1];
+    const int64_t q_tiles = (Sq + Shape::bm - 1) / Shape::bm;
+    // f(head b Hq + h, first query row) for each work item of this block, in order. Paired, a head's query tiles
+    // come as the heaviest, the lightest, the second heaviest, the second lightest, ... and a block takes them two
+    // at a time.
+    auto for_each_item = [&](auto&& f) {
+      for (const tile::TileIndex item : persistent_tile_runs(blk, p.items, p.paired_items ? 2 : 1)) {
+        const int64_t rank = !p.paired_items ? item.row : item.row % 2 == 0 ? item.row / 2 : q_tiles - 1 - item.row / 2;
+        f(item.col, query_tile_row(rank, Sq, Shape::bm, p.mask.causal));
+      }
+    };
     // Overlapped items: one ring of turns for all the block's items, each consumer taking one turn per key tile.
     int64_t block_tile_count = 0;
     if constexpr (OVERLAP_ITEMS)
-      for (const tile::TileIndex item : persistent_tiles(blk, p.items)) {
-        const int64_t q0 = query_tile_row(item.row, Sq, Shape::bm, p.mask.causal);
-        block_tile_count += visible_key_tiles<Shape::bm, Shape::bn>(q0, Sq, Sk, p.mask).count;
-      }
+      for_each_item([&](int64_t, int64_t q0) { block_tile_count += visible_key_tiles<Shape::bm, Shape::bn>(q0, Sq, Sk, p.mask).count; });
     auto block_turns = pipe.mma_turns(block_tile_count);
-    for (const tile::TileIndex item : persistent_tiles(blk, p.items)) {
-      const int64_t bh = item.col, b = bh / heads, h = bh % heads;
-      const int64_t q0 = query_tile_row(item.row, Sq, Shape::bm, p.mask.causal);
+    for_each_item([&](int64_t bh, int64_t q0) {
+      const int64_t b = bh / heads, h = bh % heads;
       OutputPlane<Shape> out;
       if (p.o_by_copy_engine) out = {&p.o_boxes, bh};
       attend_query_tile_staged<Shape>(blk, pipe, p.in, bh, 0, b * p.kv_heads + h / p.group, 0, Sk, p.o[b][h],
                                       p.lse[b][h], p.has_lse, q0, p.mask, p.out_scale, out,
                                       OVERLAP_ITEMS ? &block_turns : nullptr);
-    }
+    });
   }
 };
 

@@ -139,10 +139,13 @@ bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt, float out_scal
         // running at once share its keys and values in L2. Causal items in weight order across heads instead
         // (every head's heaviest tile, then every head's next) read each head's keys once per query tile from
         // memory: 16 x 16 x 1k x 128 causal ran at 0.61x cuDNN on an H100 that way (0.78x on an H200; session 37).
+        // Persistent causal grids take the query tiles in pairs of about equal work (FmhaStaged).
         const int64_t q_tiles = (Sq + Shape::bm - 1) / Shape::bm;
         p.items = {q_tiles, B * Hq, q_tiles, 1, 1};
+        p.paired_items = persistent && p.mask.causal;
         const int64_t items = p.items.count();
-        tile::active::launch<K>({persistent ? tile::active::persistent_blocks<K>(items) : items}, p, opt.stream);
+        const int64_t runs = p.paired_items ? (items + 1) / 2 : items;
+        tile::active::launch<K>({persistent ? tile::active::persistent_blocks<K>(runs) : items}, p, opt.stream);
       };
       const auto configs = staged_configs<T>(dqk, dv, launch, true);
       const auto key = staged_tune_key("fmha", a.q.dtype(), dqk, dv, B * Hq, Sq, a.k.size(2), a.params);
