@@ -69,6 +69,53 @@ TEST(TileSchedule, EveryTileOnceAndClustersInLockStep) {
         }
 }
 
+// TileSchedule::at divides in 32 bits where the schedule fits and in 64 where it does not; both give the
+// mapping written out here in 64 bits, at every item of small schedules (groups taller than the rows among
+// them) and at items spread over schedules just under and over 2^31 items.
+TileIndex mapping_in_64_bits(const TileSchedule& s, int64_t index) {
+  const int64_t rank = index % s.cluster;
+  index /= s.cluster;
+  const int64_t rows = (s.tile_rows + s.cluster - 1) / s.cluster, units = rows * s.tile_cols;
+  const int64_t split = index / units;
+  index %= units;
+  const int64_t per_group = s.group * s.tile_cols;
+  const int64_t first_row = (index / per_group) * s.group;
+  const int64_t rows_here = std::min(rows - first_row, s.group);
+  const int64_t in_group = index % per_group;
+  return {(first_row + in_group % rows_here) * s.cluster + rank, in_group / rows_here, split};
+}
+
+TEST(TileSchedule, NarrowAndWideArithmeticAgree) {
+  auto check = [](const TileSchedule& s, int64_t index) {
+    const TileIndex got = s.at(index), want = mapping_in_64_bits(s, index);
+    EXPECT_EQ(std::make_tuple(got.row, got.col, got.split), std::make_tuple(want.row, want.col, want.split))
+        << s.tile_rows << " x " << s.tile_cols << " tiles, group " << s.group << ", " << s.splits << " splits, cluster "
+        << s.cluster << ", item " << index;
+  };
+  for (const int64_t cluster : {1, 2, 3})
+    for (const int64_t group : {1, 2, 8, 1000})
+      for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {7, 3}, {16, 9}, {13, 1}})
+        for (const int64_t splits : {1, 4}) {
+          const TileSchedule s{rows, cols, group, splits, cluster};
+          ASSERT_TRUE(s.narrow());
+          for (int64_t i = 0; i < s.count(); ++i) check(s, i);
+        }
+  const int64_t two31 = int64_t(1) << 31;
+  const std::vector<TileSchedule> large = {
+      {two31 - 3, 1, 8, 1, 2},           // 2^31 - 2 items: narrow
+      {46339, 46339, 8, 1, 1},           // 46339^2 < 2^31 - 46339: narrow
+      {two31, 3, 8, 1, 1},               // over: wide
+      {1 << 16, 1 << 15, 8, 2, 2},       // 2^32 items: wide
+      {1000, 1000, 16, 3000, 1}};        // 3e9 items in splits: wide
+  for (const TileSchedule& s : large) {
+    SCOPED_TRACE(::testing::Message() << "narrow " << s.narrow());
+    EXPECT_EQ(s.narrow(), (s.tile_rows + s.cluster) * s.tile_cols * s.splits < two31);
+    const int64_t n = s.count();
+    for (int64_t k = 0; k < 4000; ++k) check(s, k * (n / 4000) + k % 7);
+    for (int64_t i = n - 100; i < n; ++i) check(s, i);
+  }
+}
+
 // Runs of consecutive items (fmha's causal query tiles in pairs): block b's items are runs b, b + blocks, ... of
 // `run` consecutive items, every item exactly once, and a grid sized for the runs leaves no block idle.
 TEST(TileSchedule, RunsOfConsecutiveItemsEachOnce) {

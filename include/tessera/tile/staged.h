@@ -137,16 +137,36 @@ struct TileSchedule {
   TILE_HD int64_t unit_rows() const { return (tile_rows + cluster - 1) / cluster; }
   TILE_HD int64_t count() const { return unit_rows() * cluster * tile_cols * splits; }
   TILE_HD TileIndex at(int64_t index) const {
-    const int64_t rank = cluster == 1 ? 0 : index % cluster;  // no 64-bit division where there are no clusters
-    if (cluster != 1) index /= cluster;
-    const int64_t rows = unit_rows(), units = rows * tile_cols;
-    const int64_t split = index / units;
-    index %= units;
-    const int64_t per_group = group * tile_cols;
-    const int64_t first_row = (index / per_group) * group;
-    const int64_t rows_here = rows - first_row < group ? rows - first_row : group;
-    const int64_t in_group = index % per_group;
-    return {(first_row + in_group % rows_here) * cluster + rank, in_group / rows_here, split};
+    // A 64-bit division is a software routine on the GPU (a call of tens of instructions), which every thread
+    // ran four times at every tile; schedules of fewer than 2^31 items (all but the largest) divide in 32 bits.
+    // fmha's items split so took 232 us against 249 at 16 x 16 x 1k x 128 (H200, session 63).
+    return narrow() ? at_in<uint32_t>(uint32_t(index)) : at_in<int64_t>(index);
+  }
+  // Whether every quantity of at's arithmetic fits in 31 bits: the items (their count is at most
+  // (tile_rows + cluster) tile_cols splits) and group tile_cols, for a group no taller than the rows.
+  TILE_HD bool narrow() const {
+    constexpr int64_t limit = 0x7fffffff;
+    if (tile_rows > limit || tile_cols > limit || splits > limit || cluster > limit) return false;
+    const int64_t per_split = (tile_rows + cluster) * tile_cols;
+    return per_split <= limit && per_split * splits <= limit;
+  }
+
+ private:
+  template <class I>
+  TILE_HD TileIndex at_in(I index) const {
+    const I clusters = I(cluster);
+    const I rank = clusters == 1 ? 0 : index % clusters;  // no division where there are no clusters
+    if (clusters != 1) index /= clusters;
+    const I rows = (I(tile_rows) + clusters - 1) / clusters, cols = I(tile_cols), units = rows * cols;
+    const I split = index / units;
+    index -= split * units;
+    // A group taller than the rows is all of them (so that group x cols stays within the items' range).
+    const I group_rows = group < int64_t(rows) ? I(group) : rows, per_group = group_rows * cols;
+    const I group_index = index / per_group, first_row = group_index * group_rows;
+    const I rows_here = rows - first_row < group_rows ? rows - first_row : group_rows;
+    const I in_group = index - group_index * per_group;
+    const I col = in_group / rows_here;
+    return {int64_t((first_row + (in_group - col * rows_here)) * clusters + rank), int64_t(col), int64_t(split)};
   }
 };
 

@@ -280,18 +280,10 @@ struct FmhaStaged : StagedAttentionShape<T, DQK, DV, BN, STAGES, OVERLAP_ITEMS> 
     // f(head b Hq + h, first query row) for each work item of this block, in order. Paired, a head's query tiles
     // come as the heaviest, the lightest, the second heaviest, the second lightest, ... and a block takes them two
     // at a time.
-    // An item's query tile and head come from its index in 32-bit arithmetic (the launcher keeps the items under
-    // 2^31): they are a plain grid, head by head, and TileSchedule::at's general mapping costs four 64-bit
-    // divisions, software routines that every thread ran at every item and, with overlapped items, once more
-    // per item in the block's count of key tiles before its first product. Without them, 16 x 16 x 1k x 128 took
-    // 232 us against 249, causal 157 against 178 (H200, session 63).
-    const uint32_t rows = uint32_t(q_tiles);
     auto for_each_item = [&](auto&& f) {
-      const auto runs = persistent_tile_runs(blk, p.items, p.paired_items ? 2 : 1);
-      for (auto it = runs.begin(); it != runs.end(); ++it) {
-        const uint32_t index = uint32_t(it.i), head = index / rows, row = index - head * rows;
-        const uint32_t rank = !p.paired_items ? row : row % 2 == 0 ? row / 2 : rows - 1 - row / 2;
-        f(int64_t(head), query_tile_row(rank, Sq, Shape::bm, p.mask.causal));
+      for (const tile::TileIndex t : persistent_tile_runs(blk, p.items, p.paired_items ? 2 : 1)) {
+        const int64_t rank = !p.paired_items ? t.row : t.row % 2 == 0 ? t.row / 2 : q_tiles - 1 - t.row / 2;
+        f(t.col, query_tile_row(rank, Sq, Shape::bm, p.mask.causal));
       }
     };
     // Overlapped items: one ring of turns for all the block's items, each consumer taking one turn per key tile.
