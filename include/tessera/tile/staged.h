@@ -204,6 +204,9 @@ struct PersistentTileRuns {
     const TileSchedule* s;
     int64_t i, jump, last_in_run;
     TILE_HD TileIndex operator*() const { return s->at(i); }
+    // The item's number in the schedule's order, for a kernel whose items are a plain grid (one group, one
+    // split, no clusters) and that splits it with fewer divisions than at() (fmha: one).
+    TILE_HD int64_t index() const { return i; }
     TILE_HD iterator& operator++() {
       i += (i & last_in_run) == last_in_run ? jump : 1;
       return *this;

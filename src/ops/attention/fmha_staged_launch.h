@@ -112,6 +112,9 @@ constexpr auto kTuneWhere = at::Where::host;
 // o is out_scale times the attention.
 bool fmha_staged(const FmhaArgs& a, const dispatch::Options& opt, float out_scale) {
   if (!staged_applies(a.q, a.v, a.k.size(2))) return false;
+  // The kernel numbers its work items (query tiles of every head) in 32 bits.
+  constexpr int64_t bm = kernels::kStagedQueryRows;
+  if (a.q.size(0) * a.q.size(1) * ((a.q.size(2) + bm - 1) / bm) > INT32_MAX) return false;
   bool launched = false;
   visit_float_dtype(a.q.dtype(), [&](auto t) {
     using T = decltype(t);
