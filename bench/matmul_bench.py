@@ -5,6 +5,10 @@ Squares 1024..8192 and the LLM shapes M in {1, 16, 128, 2048, 4096} x (N, K) in 
 (4096, 14336), (128256, 4096)}. CUDA events, warm-up, median; random data; inputs rotated past 3x L2.
 Each shape is also checked against torch (relative Frobenius error). For M <= 64 the table gives the
 weights' bandwidth as % of the measured copy bandwidth (the decode target).
+
+To compare builds, run it once per build, alternating builds, with one TESSERA_CACHE_DIR for all runs (the first
+tunes, the others run its choices) and `--rounds 2` or more: tessera and cuBLAS are then timed in turns and
+the lower of each side's times kept (clocks and the machine's load move both between turns).
 """
 import argparse
 import datetime
@@ -53,6 +57,8 @@ def main():
     ap.add_argument("--shapes", help="MxNxK,... instead of the sweep (e.g. the engine's 1x6144x4096)")
     ap.add_argument("--glu-only", action="store_true", help="only the matmul_silu_and_mul table")
     ap.add_argument("--no-glu", action="store_true", help="without the matmul_silu_and_mul table")
+    ap.add_argument("--rounds", type=int, default=1, help="time tessera and cuBLAS in turns this many times, keep the lowest")
+    ap.add_argument("--label", default="", help="prefix of every printed line (the build's name, when comparing)")
     args = ap.parse_args()
     ts = Tessera(args.lib)
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
@@ -73,7 +79,7 @@ def main():
     if args.glu_only:
         shapes = []
     rows = []
-    print(f"{gpu}: copy {copy_bw:.2f} TB/s")
+    print(f"{args.label}{gpu}: copy {copy_bw:.2f} TB/s")
     for (m, nn, k) in shapes:
         c = copies_for(2 * (m * k + nn * k + m * nn), l2)
         sets = [(torch.randn(m, k, dtype=dt, device="cuda"), torch.randn(nn, k, dtype=dt, device="cuda") * 0.05,
@@ -85,15 +91,18 @@ def main():
         ref = (a.float() @ w.float().t())
         err = ((y.float() - ref).norm() / ref.norm()).item()
         calls = 10 if 2 * m * nn * k < 1e12 else 3
-        tt = bench_graphs(lambda a, w, y: ts.call("tessera_matmul", a, w, y, 0, None, 0, 1.0, None), sets, calls)
-        tp = bench_graphs(lambda a, w, y: torch.matmul(a, w.t(), out=y), sets, calls)
+        tts, tps = [], []
+        for _ in range(args.rounds):
+            tts.append(bench_graphs(lambda a, w, y: ts.call("tessera_matmul", a, w, y, 0, None, 0, 1.0, None), sets, calls))
+            tps.append(bench_graphs(lambda a, w, y: torch.matmul(a, w.t(), out=y), sets, calls))
+        tt, tp = min(tts), min(tps)
         flops = 2 * m * nn * k
         wbytes = 2 * (nn * k + m * k + m * nn)
         r = dict(shape=f"{m}x{nn}x{k}", m=m, tessera_us=round(tt, 2), cublas_us=round(tp, 2),
                  tessera_tflops=round(flops / tt / 1e6, 1), cublas_tflops=round(flops / tp / 1e6, 1),
                  ratio=round(tp / tt, 3), pct_copy=round(100 * wbytes / (tt * 1e-6) / 1e12 / copy_bw, 1), rel_err=err)
         rows.append(r)
-        print(f"{r['shape']:<20} tessera {tt:9.1f} us {r['tessera_tflops']:6.1f} TF  cuBLAS {tp:9.1f} us {r['cublas_tflops']:6.1f} TF"
+        print(f"{args.label}{r['shape']:<20} tessera {tt:9.1f} us {r['tessera_tflops']:6.1f} TF  cuBLAS {tp:9.1f} us {r['cublas_tflops']:6.1f} TF"
               f"  ratio {r['ratio']:.3f}  {r['pct_copy']:5.1f}% copy  err {err:.1e}", flush=True)
         del sets, a, w, y, ref
         torch.cuda.empty_cache()
@@ -103,7 +112,7 @@ def main():
         return
     med = statistics.median(r["ratio"] for r in rows)
     worst = min(rows, key=lambda r: r["ratio"])
-    print(f"median ratio {med:.3f}x, worst {worst['shape']} {worst['ratio']:.3f}x")
+    print(f"{args.label}median ratio {med:.4f}x over {len(rows)} shapes, worst {worst['shape']} {worst['ratio']:.3f}x")
     date = datetime.date.today().isoformat()
     with open(os.path.join(args.out, "matmul_bench.json"), "w") as f:
         json.dump(dict(gpu=gpu, date=date, torch=torch.__version__, copy_tbs=round(copy_bw, 3), median_ratio=med, rows=rows), f, indent=1)
