@@ -32,7 +32,7 @@ const char* const kClustered[] = {"staged_pingpong_bm128_bn128_c2", "staged_bm64
 // The swap-AB configurations join the staged ones for M <= 64 (keys ending "_swapab"), and the few-rows ones
 // join either space for M <= 4 (keys with "_rows"); both are forced in test_matmul_gpu.
 const char* const kSwapAB[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce",
-                                "swapab_bw64_bk128_wave"};
+                                "swapab_bw64_bk128_wave", "swapab_bw64_bk128_streamk"};
 const char* const kOneRow[] = {"rows1_bn4_x2", "rows1_bn2_x4", "rows1_bn4_x2_chunked"};  // offered for M = 1
 const char* const kFewRows[] = {"rows1_bn4_x2", "rows1_bn2_x4", "rows1_bn4_x2_chunked", "rows4_bn1_x2"};
 bool known_choice(const std::string& name) {

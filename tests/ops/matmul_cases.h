@@ -146,7 +146,8 @@ inline void check_forced_matmul_configs(Device dev, dispatch::Backend backend, s
 inline void check_matmul_swapab_configs(Device dev, dispatch::Backend backend) {
   const MatmulShape shapes[] = {{{1, 72}, 200},     {{2, 1024}, 100},   {{7, 776}, 4099}, {{16, 4096}, 136},
                                 {{33, 520}, 264},   {{64, 2048}, 96},   {{2, 3, 256}, 130}, {{17, 8}, 65}};
-  const char* const names[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce", "swapab_bw64_bk128_wave"};
+  const char* const names[] = {"swapab_bw128_bk64", "swapab_bw64_bk128", "swapab_bw128_bk64_reduce", "swapab_bw64_bk128_wave",
+                               "swapab_bw64_bk128_streamk"};
   check_forced_matmul_configs(dev, backend, names, shapes);
 }
 
@@ -324,7 +325,7 @@ inline void check_matmul_silu_and_mul(Device dev, dispatch::Backend backend) {
       if (offered(name, cases.back())) check(DType::f16, cases.back(), true);
     }
   };
-  each_configuration({"swapab_bw64_bk128", "swapab_bw128_bk64", "unfused", ""}, decode);
+  each_configuration({"swapab_bw64_bk128", "swapab_bw128_bk64", "swapab_bw64_bk128_streamk", "unfused", ""}, decode);
   // One row: the few-rows candidates too (listed for one row only). K off the 1024-column tile and its groups.
   const Case one_row[] = {{{1, 64}, 1}, {{1, 72}, 200}, {{1, 4099}, 131}, {{1, 1, 3000}, 7}, {{1, 2048}, 33}};
   each_configuration({"rows1_bi2_x2", "rows1_bi1_x4", ""}, one_row);

@@ -45,6 +45,12 @@
 //   swapab_bw64_bk128_    as the second, split only as far as one wave of blocks holds (none from 66 tiles on
 //     wave                132 SMs): each block streams one long range of K with one fix-up at its end, the busy
 //                         multiprocessors pulling more than an even share of the bandwidth (which TMA allows)
+//   swapab_bw64_bk128_    as the second, stream-K: one block a multiprocessor, each the same run of weight
+//     streamk             slices across tile boundaries, a tile two blocks share finished by the last of them.
+//                         Where a last wave of whole tiles leaves multiprocessors idle (224 tiles of 64 rows
+//                         on 132) it was 4-7% faster than the one-wave split at 2-32 x 14336 x 4096 and 16 x
+//                         28672 x 4096; slower where every tile is cut anyway (4096 rows: 4-13%). H200,
+//                         session 65.
 // MatmulFewRows, for M <= 4 (decode at batch 1-4): no tensor cores, small blocks streaming BN weight rows
 // (matmul_rows.tile.h), which start at once and end in a short last wave, each asking for DEPTH weight tiles
 // before it uses them:
@@ -54,7 +60,8 @@
 //   rows4_bn1_x2         2-4 rows padded to 4 accumulators; 1 x 1024 tiles, 2 in flight (2 x 1024 tiles took
 //                        255 registers)
 // matmul_silu_and_mul (SwiGLU's gate/up projection) in one kernel that never writes the [M, 2I] product: for
-// M <= 64 the swap-AB form (matmul_glu.tile.h: swapab_bw64_bk128, swapab_bw128_bk64), past that the staged
+// M <= 64 the swap-AB form (matmul_glu.tile.h: swapab_bw64_bk128, swapab_bw128_bk64, and stream-K
+// swapab_bw64_bk128_streamk), past that the staged
 // form (matmul_glu_staged.tile.h): staged_bm128_bi128 (4 stages; gate and up accumulators 64 x 128 each a
 // warpgroup, the registers of staged_bm128_bn256), staged_bm128_bi64 (5 stages), staged_pingpong_bm128_bi64
 // (6); for one row the few-rows form (matmul_rows_glu.tile.h: rows1_bi2_x2, the GPU's default there, and
@@ -142,9 +149,10 @@ int64_t choose_splits_streaming(int64_t tiles, int64_t k_tiles, int64_t sms) {
   return best;
 }
 
-// How the swap-AB kernel splits K: to fill whole waves of blocks (choose_splits_streaming), or only as far as
-// one wave holds (each block one split of one tile).
-enum class SwapABSplits { fill_waves, one_wave };
+// How the swap-AB kernel splits K: to fill whole waves of blocks (choose_splits_streaming), only as far as
+// one wave holds (each block one split of one tile), or stream-K (every block an equal run of weight slices
+// across tile boundaries: plan_swapab_stream_k).
+enum class SwapABSplits { fill_waves, one_wave, stream_k };
 
 // The schedule of a swap-AB launch over n weight rows and K = k: BW-row tiles, K split per `rule`, and when
 // split, the fp32 partials [splits, planes x N', MT] (N' = n padded to whole tiles, `planes` accumulators a
@@ -177,15 +185,40 @@ int64_t plan_swapab_splits(Params& p, int64_t n, int64_t k, SwapABSplits rule, i
 }
 
 
-template <class T, class TO, int BW, int MT, int BK, int CONSUMERS, bool FIXUP>
-void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapABSplits rule) {
-  using K = kernels::MatmulSwapAB<T, TO, BW, MT, BK, swapab_stages<T, BW, MT, BK>(), CONSUMERS, FIXUP>;
+// The stream-K schedule of a swap-AB launch: BW-row tiles over n weight rows, BK slices of k, one run of
+// slices for each multiprocessor; where blocks share tiles, the fp32 partials [parts, planes x N', MT] (N' = n
+// padded to whole tiles, `planes` accumulators a tile) and the per-tile arrival counters.
+template <int BW, int BK, class Params>
+void plan_swapab_stream_k(Params& p, int64_t n, int64_t k, int64_t mt, Device device, StreamHandle stream, int64_t planes = 1) {
+  p.k_tiles = (k + BK - 1) / BK;
+  const int64_t tiles = (n + BW - 1) / BW;
+  p.stream_k = tile::StreamKSchedule::over(tiles, p.k_tiles, tile::active::multiprocessor_count());
+  const int64_t parts = p.stream_k.max_parts();
+  if (parts == 1) return;
+  const int64_t rows = planes * tiles * BW;
+  p.partials.data = static_cast<float*>(workspace("matmul.split_k", size_t(parts * rows * mt) * sizeof(float), device, stream));
+  p.partials.extent[0] = parts; p.partials.extent[1] = rows; p.partials.extent[2] = mt;
+  p.partials.stride[0] = rows * mt; p.partials.stride[1] = mt; p.partials.stride[2] = 1;
+  p.arrivals.data = static_cast<int32_t*>(zeroed_workspace("matmul.split_k_arrivals", size_t(tiles) * sizeof(int32_t), device, stream));
+  p.arrivals.extent[0] = tiles; p.arrivals.extent[1] = 1;
+  p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
+}
+
+template <class T, class TO, int BW, int MT, int BK, int CONSUMERS, bool FIXUP, SwapABSplits RULE>
+void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt) {
+  constexpr bool stream_k = RULE == SwapABSplits::stream_k;
+  using K = kernels::MatmulSwapAB<T, TO, BW, MT, BK, swapab_stages<T, BW, MT, BK>(), CONSUMERS, FIXUP, stream_k>;
   typename K::Params p{};
   p.b = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.b));
   p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
   fill_transposed_output<T, TO>(p, a);
   const int64_t n = p.c.extent[0], m = p.c.extent[1], k = a.a.size(-1);  // C^T: [N, M]
-  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, k, rule, 1, MT, FIXUP, a.c.device(), opt.stream);
+  if constexpr (stream_k) {
+    plan_swapab_stream_k<BW, BK>(p, n, k, MT, a.c.device(), opt.stream);
+    tile::active::launch<K>({p.stream_k.blocks}, p, opt.stream);
+    return;
+  }
+  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, k, RULE, 1, MT, FIXUP, a.c.device(), opt.stream);
   tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
   if (FIXUP || p.schedule.splits == 1) return;
   // The partials [splits, N, M] to C^T: 128 x 16 tiles (M is at most 64), 128 threads.
@@ -203,12 +236,12 @@ void launch_swapab_rows(const MatmulArgs& a, const dispatch::Options& opt, SwapA
 }
 
 // The activation rows padded to the narrowest tile that holds them: 16, 32 or 64.
-template <class T, class TO, int BW, int BK, int CONSUMERS, bool FIXUP = true>
-void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt, SwapABSplits rule = SwapABSplits::fill_waves) {
+template <class T, class TO, int BW, int BK, int CONSUMERS, bool FIXUP = true, SwapABSplits RULE = SwapABSplits::fill_waves>
+void launch_swapab(const MatmulArgs& a, const dispatch::Options& opt) {
   const int64_t m = a.c.numel() / a.c.size(-1);
-  if (m <= 16) launch_swapab_rows<T, TO, BW, 16, BK, CONSUMERS, FIXUP>(a, opt, rule);
-  else if (m <= 32) launch_swapab_rows<T, TO, BW, 32, BK, CONSUMERS, FIXUP>(a, opt, rule);
-  else launch_swapab_rows<T, TO, BW, 64, BK, CONSUMERS, FIXUP>(a, opt, rule);
+  if (m <= 16) launch_swapab_rows<T, TO, BW, 16, BK, CONSUMERS, FIXUP, RULE>(a, opt);
+  else if (m <= 32) launch_swapab_rows<T, TO, BW, 32, BK, CONSUMERS, FIXUP, RULE>(a, opt);
+  else launch_swapab_rows<T, TO, BW, 64, BK, CONSUMERS, FIXUP, RULE>(a, opt);
 }
 
 // The few-rows candidates of a call with m <= kMatmulFewRows rows (launch_few_rows_m): two weight tile heights
@@ -326,7 +359,9 @@ std::pair<std::vector<dispatch::autotune::Candidate>, size_t> matmul_candidates(
     candidates.push_back({"swapab_bw64_bk128", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt); }});
     candidates.push_back({"swapab_bw128_bk64_reduce", [&] { launch_swapab<T, TO, 128, 64, 2, false>(a, opt); }});
     candidates.push_back(
-        {"swapab_bw64_bk128_wave", [&] { launch_swapab<T, TO, 64, 128, 1>(a, opt, SwapABSplits::one_wave); }});
+        {"swapab_bw64_bk128_wave", [&] { launch_swapab<T, TO, 64, 128, 1, true, SwapABSplits::one_wave>(a, opt); }});
+    candidates.push_back(
+        {"swapab_bw64_bk128_streamk", [&] { launch_swapab<T, TO, 64, 128, 1, true, SwapABSplits::stream_k>(a, opt); }});
   }
   size_t heuristic = staged_heuristic(m, n);
   if (m <= kMatmulFewRows) {
@@ -415,10 +450,11 @@ void matmul(const MatmulArgs& a, const dispatch::Options& opt) {
 
 namespace {
 // matmul_silu_and_mul for M <= 64 in one kernel (matmul_glu.tile.h): splits and stages as the swap-AB matmul.
-template <class T, int BW, int MT, int BK, int CONSUMERS>
+template <class T, int BW, int MT, int BK, int CONSUMERS, SwapABSplits RULE>
 void launch_silu_and_mul_swapab_rows(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
+  constexpr bool stream_k = RULE == SwapABSplits::stream_k;
   // A stage holds two weight tiles (gate and up): as many stages as for one tile twice as tall.
-  using K = kernels::MatmulSiluAndMulSwapAB<T, BW, MT, BK, swapab_stages<T, 2 * BW, MT, BK>(), CONSUMERS>;
+  using K = kernels::MatmulSiluAndMulSwapAB<T, BW, MT, BK, swapab_stages<T, 2 * BW, MT, BK>(), CONSUMERS, stream_k>;
   typename K::Params p{};
   p.w = tile::active::make_tma_tensor<BW, BK>(as_rows<const T>(a.w));
   p.a = tile::active::make_tma_tensor<MT, BK>(as_rows<const T>(a.a));
@@ -426,18 +462,23 @@ void launch_silu_and_mul_swapab_rows(const MatmulSiluAndMulArgs& a, const dispat
   const int64_t n = c.extent[1];
   p.c = transposed(c);
   p.up_row = n;
+  p.up_partial_row = (n + BW - 1) / BW * BW;
   // Gate and up partials: two planes of whole tiles.
-  const int64_t sms = plan_swapab_splits<BW, BK>(p, n, a.a.size(-1), SwapABSplits::fill_waves, 2, MT, true, a.c.device(), opt.stream);
-  p.up_partial_row = p.schedule.tile_rows * BW;
-  tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
+  if constexpr (stream_k) {
+    plan_swapab_stream_k<BW, BK>(p, n, a.a.size(-1), MT, a.c.device(), opt.stream, 2);
+    tile::active::launch<K>({p.stream_k.blocks}, p, opt.stream);
+  } else {
+    const int64_t sms = plan_swapab_splits<BW, BK>(p, n, a.a.size(-1), RULE, 2, MT, true, a.c.device(), opt.stream);
+    tile::active::launch<K>({std::min<int64_t>(p.schedule.count(), sms)}, p, opt.stream);
+  }
 }
 
-template <class T, int BW, int BK, int CONSUMERS>
+template <class T, int BW, int BK, int CONSUMERS, SwapABSplits RULE = SwapABSplits::fill_waves>
 void launch_silu_and_mul_swapab(const MatmulSiluAndMulArgs& a, const dispatch::Options& opt) {
   const int64_t m = a.c.numel() / a.c.size(-1);
-  if (m <= 16) launch_silu_and_mul_swapab_rows<T, BW, 16, BK, CONSUMERS>(a, opt);
-  else if (m <= 32) launch_silu_and_mul_swapab_rows<T, BW, 32, BK, CONSUMERS>(a, opt);
-  else launch_silu_and_mul_swapab_rows<T, BW, 64, BK, CONSUMERS>(a, opt);
+  if (m <= 16) launch_silu_and_mul_swapab_rows<T, BW, 16, BK, CONSUMERS, RULE>(a, opt);
+  else if (m <= 32) launch_silu_and_mul_swapab_rows<T, BW, 32, BK, CONSUMERS, RULE>(a, opt);
+  else launch_silu_and_mul_swapab_rows<T, BW, 64, BK, CONSUMERS, RULE>(a, opt);
 }
 
 // matmul_silu_and_mul for M > 64 in one kernel (matmul_glu_staged.tile.h): BM x BI tiles of C, K whole.
@@ -497,7 +538,9 @@ void matmul_silu_and_mul(const MatmulSiluAndMulArgs& a, const dispatch::Options&
       std::vector<at::Candidate> candidates;
       if (m <= 64) {
         candidates = {{"swapab_bw64_bk128", [&] { launch_silu_and_mul_swapab<T, 64, 128, 1>(a, opt); }},
-                      {"swapab_bw128_bk64", [&] { launch_silu_and_mul_swapab<T, 128, 64, 2>(a, opt); }}};
+                      {"swapab_bw128_bk64", [&] { launch_silu_and_mul_swapab<T, 128, 64, 2>(a, opt); }},
+                      {"swapab_bw64_bk128_streamk",
+                       [&] { launch_silu_and_mul_swapab<T, 64, 128, 1, SwapABSplits::stream_k>(a, opt); }}};
       } else {
         candidates = {{"staged_bm128_bi128", [&] { launch_silu_and_mul_staged<T, 128, 128, 4, 2>(a, opt); }},
                       {"staged_bm128_bi64", [&] { launch_silu_and_mul_staged<T, 128, 64, 5, 2>(a, opt); }},

@@ -22,11 +22,18 @@
 //                  but that last block adds a fence, an atomic and `splits` reads in series to its tail.
 //   FIXUP = false: every split stores its partial tile and is done; SplitKReduce, a second small kernel, sums
 //                  the partials over all of C in parallel and runs the epilogue (no fence, no counters).
+// How K is cut over blocks, the other template choice:
+//   STREAM_K = false: the tile schedule, each tile in `splits` equal parts (or whole), blocks taking tiles in
+//                     turn; with a wave or more of tiles the last wave may leave multiprocessors idle.
+//   STREAM_K = true:  stream-K (tessera/tile/stream_k.h): every block the same run of weight slices, crossing
+//                     tile boundaries, so every multiprocessor streams to the end; a tile two blocks share is
+//                     finished by the last of them (in-kernel fix-up only).
 // Edges need no code: the copy engine fills zeros past N (weight rows), M (activation rows) and K; the store
 // drops what falls outside C^T.
 #pragma once
 #include "ops/matmul/epilogue.tile.h"
 #include "tessera/tile/staged.h"
+#include "tessera/tile/stream_k.h"
 #include "tessera/tile/tile.h"
 
 namespace tessera::ops::kernels {
@@ -41,9 +48,10 @@ TILE_HD KSlices k_slices(int64_t split, int64_t k_tiles, int64_t per_split) {
   return {first, k_tiles - first < per_split ? k_tiles - first : per_split};
 }
 
-template <class T, class TO, int BW, int MT, int BK, int STAGES, int CONSUMERS, bool FIXUP = true>
+template <class T, class TO, int BW, int MT, int BK, int STAGES, int CONSUMERS, bool FIXUP = true, bool STREAM_K = false>
 struct MatmulSwapAB {
   static_assert(BW == 64 * CONSUMERS, "each consumer warpgroup owns 64 weight rows");
+  static_assert(FIXUP || !STREAM_K, "stream-K tiles have different numbers of parts: only the in-kernel fix-up sums them");
   using Stage = tile::Stage<tile::SharedTile<T, BW, BK>, tile::SharedTile<T, MT, BK>>;
   using Pipe = tile::PipelineShape<Stage, STAGES, CONSUMERS>;
   static constexpr int threads = Pipe::threads;
@@ -56,48 +64,67 @@ struct MatmulSwapAB {
     tile::View2<const T> bias;     // [N, M] with column stride 0, or empty
     tile::View2<const TO> residual;  // [N, M]: the residual transposed
     tile::View2<TO> c;             // [N, M]: C transposed
-    tile::View3<float> partials;   // [splits, N, M] (whole tiles) when the schedule splits K
-    tile::View2<int32_t> arrivals; // [tile rows, 1] when it splits K (FIXUP): zero, and left zero
+    tile::View3<float> partials;   // [parts, N, M] (whole tiles) when K is cut over blocks
+    tile::View2<int32_t> arrivals; // [tile rows, 1] when it is (FIXUP): zero, and left zero
     EpilogueParams epilogue;
-    tile::TileSchedule schedule;   // tile rows over N, one tile column
+    tile::TileSchedule schedule;   // tile rows over N, one tile column (STREAM_K = false)
+    tile::StreamKSchedule stream_k;  // tile rows x k_tiles slices (STREAM_K = true)
     int64_t k_tiles, k_tiles_per_split;
   };
+
+  // Block b's first piece of work.
+  TILE_HD static tile::KSegment first_segment(const Params& p, int64_t b) {
+    if constexpr (STREAM_K) {
+      return *tile::StreamKSegments{p.stream_k, b}.begin();
+    } else {
+      return split_segment(p, p.schedule.at(b));
+    }
+  }
+  // A split of the tile schedule as a segment: `splits` parts of k_tiles_per_split slices (the last shorter).
+  TILE_HD static tile::KSegment split_segment(const Params& p, const tile::TileIndex& t) {
+    const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
+    return {t.row, ks.first, ks.count, t.split, p.schedule.splits};
+  }
 
   // No kernel of a decode step writes the weights: while the kernel before this one finishes, the copy engine
   // pulls the first stages of this block's first weight tile into L2 (launch.h, before_dependencies).
   template <class Block>
   TILE_DEVICE static void before_dependencies(Block& blk, const Params& p) {
-    if (blk.bid(0) >= p.schedule.count()) return;
-    const tile::TileIndex t = p.schedule.at(blk.bid(0));
-    const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
-    for (int64_t k = 0; k < ks.count && k < STAGES; ++k) prefetch(blk, p.b, {t.row * BW, (ks.first + k) * BK});
+    if (blk.bid(0) >= (STREAM_K ? p.stream_k.blocks : p.schedule.count())) return;
+    const tile::KSegment w = first_segment(p, blk.bid(0));
+    for (int64_t k = 0; k < w.k_count && k < STAGES; ++k) prefetch(blk, p.b, {w.tile * BW, (w.k_first + k) * BK});
   }
 
   template <class Block>
   TILE_DEVICE void operator()(Block& blk, const Params& p) const {
     auto pipe = make_pipeline<Pipe>(blk);
-    for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) {
-      const int64_t n0 = t.row * BW;
-      const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
-      pipe.producer(ks.count, [&](Stage& s, int64_t k) {
-        load_async(blk, s.a, p.b, {n0, (ks.first + k) * BK}, tile::read_once);  // each weight byte once a call
-        load_async(blk, s.b, p.a, {0, (ks.first + k) * BK});
+    // Slices w.k_first .. of weight tile w.tile: part w.part of the w.parts that make up the tile.
+    auto compute = [&](const tile::KSegment& w) {
+      const int64_t n0 = w.tile * BW;
+      pipe.producer(w.k_count, [&](Stage& s, int64_t k) {
+        load_async(blk, s.a, p.b, {n0, (w.k_first + k) * BK}, tile::read_once);  // each weight byte once a call
+        load_async(blk, s.b, p.a, {0, (w.k_first + k) * BK});
       });
       pipe.consumers([&] {
         auto acc = mma_accumulator<BW, MT>(pipe);
-        for (const Stage& s : pipe.stages(ks.count, acc)) mma(acc, s.a, transpose(s.b));
-        if (p.schedule.splits > 1) {
-          store(blk, p.partials[t.split], {n0, 0}, acc);
+        for (const Stage& s : pipe.stages(w.k_count, acc)) mma(acc, s.a, transpose(s.b));
+        if (w.parts > 1) {
+          store(blk, p.partials[w.part], {n0, 0}, acc);
           if (!FIXUP) return;  // SplitKReduce finishes the tile
-          if (!pipe.last_arrival(&p.arrivals(t.row, 0), p.schedule.splits)) return;
+          if (!pipe.last_arrival(&p.arrivals(w.tile, 0), w.parts)) return;
           // The partials' loads do not depend on each other: unrolled, several are in flight at once (one at a
           // time, 11 splits kept the last block of a tile waiting for memory 11 times).
           acc = load_like(blk, acc, p.partials[0], {n0, 0});
           TILE_UNROLL(4)
-          for (int64_t s = 1; s < p.schedule.splits; ++s) acc = acc + load_like(blk, acc, p.partials[s], {n0, 0});
+          for (int64_t s = 1; s < w.parts; ++s) acc = acc + load_like(blk, acc, p.partials[s], {n0, 0});
         }
         store(blk, p.c, {n0, 0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {n0, 0})));
       });
+    };
+    if constexpr (STREAM_K) {
+      for (const tile::KSegment w : stream_k_segments(blk, p.stream_k)) compute(w);
+    } else {
+      for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) compute(split_segment(p, t));
     }
   }
 };
