@@ -334,7 +334,7 @@ def main():
                 errs.append(float((got.float() - want.float()).abs().max() / want.float().abs().max()))
         flops = 10 * b * h * s * s * d / (2 if causal else 1)
         tf = lambda t: round(flops / t / 1e6, 1) if t == t else None
-        r = dict(shape=f"{b},{h},{s},{d if d == dv else f'{d}/{dv}'},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), tessera_tflops=tf(tt),
+        r = dict(shape=f"{b},{h},{s},{d},{'causal' if causal else 'full'}", tessera_us=round(tt, 1), tessera_tflops=tf(tt),
                  cudnn_us=round(t_cudnn, 1), cudnn_tflops=tf(t_cudnn), flash_us=round(t_flash, 1), flash_tflops=tf(t_flash),
                  vs_cudnn=round(t_cudnn / tt, 3), vs_flash=round(t_flash / tt, 3),
                  rel_err_dq_dk_dv=[round(e, 4) for e in errs])
