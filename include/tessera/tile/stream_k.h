@@ -69,7 +69,8 @@ struct StreamKSchedule {
 // The segments of one block: the last first, then the others in the order of their slices. A tile that two
 // blocks share is the last segment of one and the first of the next, so both parts are done at their blocks'
 // starts and the fix-up runs while the copy engine streams on; in slice order the tile's first part would be
-// its block's last piece of work, and every block would end waiting for partials to come back from memory.
+// its block's last piece of work, and a block could end waiting for partials to come back from memory. (The
+// swap-AB matmul ran within 1% of slice order either way, on different H200s: session 65.)
 struct StreamKSegments {
   StreamKSchedule schedule;
   int64_t block = 0;
