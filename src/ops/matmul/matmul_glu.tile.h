@@ -44,25 +44,12 @@ struct MatmulSiluAndMulSwapAB {
     int64_t k_tiles, k_tiles_per_split;
   };
 
-  // Block b's first piece of work, and a split of the tile schedule as a segment (as MatmulSwapAB's).
-  TILE_HD static tile::KSegment first_segment(const Params& p, int64_t b) {
-    if constexpr (STREAM_K) {
-      return *tile::StreamKSegments{p.stream_k, b}.begin();
-    } else {
-      return split_segment(p, p.schedule.at(b));
-    }
-  }
-  TILE_HD static tile::KSegment split_segment(const Params& p, const tile::TileIndex& t) {
-    const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
-    return {t.row, ks.first, ks.count, t.split, p.schedule.splits};
-  }
-
   // No kernel of a decode step writes the weights: the first stages of both weight tiles go to L2 while the
   // kernel before this one finishes (launch.h, before_dependencies).
   template <class Block>
   TILE_DEVICE static void before_dependencies(Block& blk, const Params& p) {
-    if (blk.bid(0) >= (STREAM_K ? p.stream_k.blocks : p.schedule.count())) return;
-    const tile::KSegment w = first_segment(p, blk.bid(0));
+    if (!has_work<STREAM_K>(p, blk.bid(0))) return;
+    const tile::KSegment w = first_segment<STREAM_K>(p, blk.bid(0));
     for (int64_t k = 0; k < w.k_count && k < STAGES; ++k) {
       prefetch(blk, p.w, {w.tile * BW, (w.k_first + k) * BK});
       prefetch(blk, p.w, {p.up_row + w.tile * BW, (w.k_first + k) * BK});
@@ -101,11 +88,7 @@ struct MatmulSiluAndMulSwapAB {
         store(blk, p.c, {n0, 0}, cast<T>(gate * sigmoid(gate) * up));
       });
     };
-    if constexpr (STREAM_K) {
-      for (const tile::KSegment w : stream_k_segments(blk, p.stream_k)) compute(w);
-    } else {
-      for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) compute(split_segment(p, t));
-    }
+    for_each_segment<STREAM_K>(blk, p, compute);
   }
 };
 

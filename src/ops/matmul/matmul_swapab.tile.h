@@ -48,6 +48,39 @@ TILE_HD KSlices k_slices(int64_t split, int64_t k_tiles, int64_t per_split) {
   return {first, k_tiles - first < per_split ? k_tiles - first : per_split};
 }
 
+// The pieces of work of the swap-AB kernels (this one and matmul_glu.tile.h's), whose Params hold a tile
+// schedule (`schedule`, `k_tiles`, `k_tiles_per_split`) and a stream-K schedule (`stream_k`), one of them used.
+// A split of the tile schedule as a segment: `splits` parts of k_tiles_per_split slices (the last shorter).
+template <class Params>
+TILE_HD tile::KSegment split_segment(const Params& p, const tile::TileIndex& t) {
+  const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
+  return {t.row, ks.first, ks.count, t.split, p.schedule.splits};
+}
+
+// Whether block b has work, and its first piece (what the prefetch before the kernel's dependencies reads).
+template <bool STREAM_K, class Params>
+TILE_HD bool has_work(const Params& p, int64_t b) {
+  return b < (STREAM_K ? p.stream_k.blocks : p.schedule.count());
+}
+template <bool STREAM_K, class Params>
+TILE_HD tile::KSegment first_segment(const Params& p, int64_t b) {
+  if constexpr (STREAM_K) {
+    return *tile::StreamKSegments{p.stream_k, b}.begin();
+  } else {
+    return split_segment(p, p.schedule.at(b));
+  }
+}
+
+// f(segment) for each piece of work of this block, in the order the block takes them.
+template <bool STREAM_K, class Block, class Params, class F>
+TILE_DEVICE void for_each_segment(Block& blk, const Params& p, F&& f) {
+  if constexpr (STREAM_K) {
+    for (const tile::KSegment w : stream_k_segments(blk, p.stream_k)) f(w);
+  } else {
+    for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) f(split_segment(p, t));
+  }
+}
+
 template <class T, class TO, int BW, int MT, int BK, int STAGES, int CONSUMERS, bool FIXUP = true, bool STREAM_K = false>
 struct MatmulSwapAB {
   static_assert(BW == 64 * CONSUMERS, "each consumer warpgroup owns 64 weight rows");
@@ -72,26 +105,13 @@ struct MatmulSwapAB {
     int64_t k_tiles, k_tiles_per_split;
   };
 
-  // Block b's first piece of work.
-  TILE_HD static tile::KSegment first_segment(const Params& p, int64_t b) {
-    if constexpr (STREAM_K) {
-      return *tile::StreamKSegments{p.stream_k, b}.begin();
-    } else {
-      return split_segment(p, p.schedule.at(b));
-    }
-  }
-  // A split of the tile schedule as a segment: `splits` parts of k_tiles_per_split slices (the last shorter).
-  TILE_HD static tile::KSegment split_segment(const Params& p, const tile::TileIndex& t) {
-    const KSlices ks = k_slices(t.split, p.k_tiles, p.k_tiles_per_split);
-    return {t.row, ks.first, ks.count, t.split, p.schedule.splits};
-  }
 
   // No kernel of a decode step writes the weights: while the kernel before this one finishes, the copy engine
   // pulls the first stages of this block's first weight tile into L2 (launch.h, before_dependencies).
   template <class Block>
   TILE_DEVICE static void before_dependencies(Block& blk, const Params& p) {
-    if (blk.bid(0) >= (STREAM_K ? p.stream_k.blocks : p.schedule.count())) return;
-    const tile::KSegment w = first_segment(p, blk.bid(0));
+    if (!has_work<STREAM_K>(p, blk.bid(0))) return;
+    const tile::KSegment w = first_segment<STREAM_K>(p, blk.bid(0));
     for (int64_t k = 0; k < w.k_count && k < STAGES; ++k) prefetch(blk, p.b, {w.tile * BW, (w.k_first + k) * BK});
   }
 
@@ -121,11 +141,7 @@ struct MatmulSwapAB {
         store(blk, p.c, {n0, 0}, cast<TO>(apply_epilogue(blk, acc, p.epilogue, p.bias, p.residual, {n0, 0})));
       });
     };
-    if constexpr (STREAM_K) {
-      for (const tile::KSegment w : stream_k_segments(blk, p.stream_k)) compute(w);
-    } else {
-      for (const tile::TileIndex t : persistent_tiles(blk, p.schedule)) compute(split_segment(p, t));
-    }
+    for_each_segment<STREAM_K>(blk, p, compute);
   }
 };
 
