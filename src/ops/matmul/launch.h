@@ -154,6 +154,20 @@ int64_t choose_splits_streaming(int64_t tiles, int64_t k_tiles, int64_t sms) {
 // across tile boundaries: plan_swapab_stream_k).
 enum class SwapABSplits { fill_waves, one_wave, stream_k };
 
+// The workspace of a swap-AB launch whose tiles are cut in up to `parts` parts: the fp32 partials [parts, rows,
+// mt] and, for an in-kernel fix-up (`counters`), one zeroed arrival counter for each of the `tiles` tiles.
+template <class Params>
+void attach_split_k_workspace(Params& p, int64_t parts, int64_t rows, int64_t mt, int64_t tiles, bool counters,
+                              Device device, StreamHandle stream) {
+  p.partials.data = static_cast<float*>(workspace("matmul.split_k", size_t(parts * rows * mt) * sizeof(float), device, stream));
+  p.partials.extent[0] = parts; p.partials.extent[1] = rows; p.partials.extent[2] = mt;
+  p.partials.stride[0] = rows * mt; p.partials.stride[1] = mt; p.partials.stride[2] = 1;
+  if (!counters) return;
+  p.arrivals.data = static_cast<int32_t*>(zeroed_workspace("matmul.split_k_arrivals", size_t(tiles) * sizeof(int32_t), device, stream));
+  p.arrivals.extent[0] = tiles; p.arrivals.extent[1] = 1;
+  p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
+}
+
 // The schedule of a swap-AB launch over n weight rows and K = k: BW-row tiles, K split per `rule`, and when
 // split, the fp32 partials [splits, planes x N', MT] (N' = n padded to whole tiles, `planes` accumulators a
 // tile: each is then stored and read back pair by pair, without edge tests) and, for an in-kernel fix-up, the
@@ -170,17 +184,8 @@ int64_t plan_swapab_splits(Params& p, int64_t n, int64_t k, SwapABSplits rule, i
   p.k_tiles_per_split = (p.k_tiles + p.schedule.splits - 1) / p.schedule.splits;
   p.schedule.splits = (p.k_tiles + p.k_tiles_per_split - 1) / p.k_tiles_per_split;  // no empty split
   if (p.schedule.splits == 1) return sms;
-  const int64_t rows = planes * p.schedule.tile_rows * BW;
-  p.partials.data = static_cast<float*>(
-      workspace("matmul.split_k", size_t(p.schedule.splits * rows * mt) * sizeof(float), device, stream));
-  p.partials.extent[0] = p.schedule.splits; p.partials.extent[1] = rows; p.partials.extent[2] = mt;
-  p.partials.stride[0] = rows * mt; p.partials.stride[1] = mt; p.partials.stride[2] = 1;
-  if (counters) {
-    p.arrivals.data = static_cast<int32_t*>(
-        zeroed_workspace("matmul.split_k_arrivals", size_t(p.schedule.tile_rows) * sizeof(int32_t), device, stream));
-    p.arrivals.extent[0] = p.schedule.tile_rows; p.arrivals.extent[1] = 1;
-    p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
-  }
+  attach_split_k_workspace(p, p.schedule.splits, planes * p.schedule.tile_rows * BW, mt, p.schedule.tile_rows, counters,
+                           device, stream);
   return sms;
 }
 
@@ -195,13 +200,7 @@ void plan_swapab_stream_k(Params& p, int64_t n, int64_t k, int64_t mt, Device de
   p.stream_k = tile::StreamKSchedule::over(tiles, p.k_tiles, tile::active::multiprocessor_count());
   const int64_t parts = p.stream_k.max_parts();
   if (parts == 1) return;
-  const int64_t rows = planes * tiles * BW;
-  p.partials.data = static_cast<float*>(workspace("matmul.split_k", size_t(parts * rows * mt) * sizeof(float), device, stream));
-  p.partials.extent[0] = parts; p.partials.extent[1] = rows; p.partials.extent[2] = mt;
-  p.partials.stride[0] = rows * mt; p.partials.stride[1] = mt; p.partials.stride[2] = 1;
-  p.arrivals.data = static_cast<int32_t*>(zeroed_workspace("matmul.split_k_arrivals", size_t(tiles) * sizeof(int32_t), device, stream));
-  p.arrivals.extent[0] = tiles; p.arrivals.extent[1] = 1;
-  p.arrivals.stride[0] = 1; p.arrivals.stride[1] = 1;
+  attach_split_k_workspace(p, parts, planes * tiles * BW, mt, tiles, true, device, stream);
 }
 
 template <class T, class TO, int BW, int MT, int BK, int CONSUMERS, bool FIXUP, SwapABSplits RULE>
