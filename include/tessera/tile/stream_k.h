@@ -74,6 +74,7 @@ struct StreamKSchedule {
 struct StreamKSegments {
   StreamKSchedule schedule;
   int64_t block = 0;
+  struct End {};
   struct iterator {
     const StreamKSchedule* s;
     int64_t block, first, end;  // the block's range of slices
@@ -84,7 +85,9 @@ struct StreamKSegments {
       return s->segment(block, tile_begin > first ? tile_begin : first, end);
     }
     TILE_HD iterator& operator++() { ++i; return *this; }
-    TILE_HD bool operator!=(const iterator& o) const { return i < o.i; }
+    // Past the last segment: a block's segments are its tiles first_tile..last_tile (none when last_tile <
+    // first_tile). end() is a sentinel, so the range's divisions are done once, in begin().
+    TILE_HD bool operator!=(End) const { return i <= last_tile - first_tile; }
   };
   // A block past the schedule's (a grid larger than it) has an empty range.
   TILE_HD int64_t range_first() const { return schedule.range_begin(block < schedule.blocks ? block : schedule.blocks); }
@@ -94,11 +97,7 @@ struct StreamKSegments {
     if (f >= e) return {&schedule, block, f, e, 0, -1, 0};
     return {&schedule, block, f, e, f / schedule.k_tiles, (e - 1) / schedule.k_tiles, 0};
   }
-  TILE_HD iterator end() const {
-    iterator it = begin();
-    it.i = it.last_tile - it.first_tile + 1;  // the number of segments
-    return it;
-  }
+  TILE_HD End end() const { return {}; }
 };
 
 template <class Block>
