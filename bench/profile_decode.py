@@ -5,7 +5,8 @@
 
 Prints the per-call time (CUDA events around one call: host work included), the device time from a CUDA graph of
 calls, and the host time per call; run it under `ncu -k regex:Decode` for the kernels' own durations. GQA 32/8,
-D 128, bf16, a paged cache of 16-token pages in a scrambled order (--page, --ordered, --contiguous change it).
+D 128, bf16, a paged cache of 16-token pages in a scrambled order (--page, --ordered, --contiguous change it;
+--head-major stores each KV head's pages apart, [Hkv, pages, page, D], passed as a strided [pages, page, Hkv, D] view).
 """
 import argparse
 import ctypes
@@ -24,6 +25,8 @@ def main():
     p.add_argument("--page", type=int, default=16, help="tokens per page (default 16)")
     p.add_argument("--ordered", action="store_true", help="pages in order instead of a random permutation")
     p.add_argument("--contiguous", action="store_true", help="a contiguous [B, S, Hkv, D] cache, no block table")
+    p.add_argument("--head-major", action="store_true",
+                   help="store the cache as [Hkv, pages, page, D] (a head's page is one block of memory), viewed as [pages, page, Hkv, D]")
     p.add_argument("--hq", type=int, default=32, help="query heads (default 32)")
     p.add_argument("--hkv", type=int, default=8, help="KV heads (default 8)")
     p.add_argument("--sdpa", action="store_true", help="also time SDPA's cuDNN backend on a contiguous [B, Hkv, S, D] copy")
@@ -34,7 +37,10 @@ def main():
     hq, hkv, d, dt = a.hq, a.hkv, 128, torch.bfloat16
     page = a.s if a.contiguous else a.page
     pages = a.b * a.s // page
-    kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
+    if a.head_major:
+        kp, vp = (torch.randn(hkv, pages, page, d, dtype=dt, device="cuda").permute(1, 2, 0, 3) for _ in range(2))
+    else:
+        kp, vp = (torch.randn(pages, page, hkv, d, dtype=dt, device="cuda") for _ in range(2))
     order = torch.arange(pages, device="cuda") if a.ordered else torch.randperm(pages, device="cuda")
     table = None if a.contiguous else order.to(torch.int32).reshape(a.b, a.s // page)
     lens = torch.full((a.b,), a.s, dtype=torch.int32, device="cuda")
@@ -51,6 +57,7 @@ def main():
     torch.cuda.synchronize()
     kv = 2 * a.b * a.s * hkv * d * 2
     layout = "contiguous" if a.contiguous else f"{page}-token pages{' in order' if a.ordered else ''}"
+    layout += ", head-major" if a.head_major else ", token-major"
     print(f"B {a.b} S {a.s} Hq {hq} Hkv {hkv} ({layout}): per call {per_call:.1f} us, graph {graph} us "
           f"({kv / graph / 1e6 if graph else 0:.3f} TB/s), host {host:.1f} us per call")
     if a.sdpa:
