@@ -4,6 +4,7 @@
 // (AttentionGpu.EveryStagedDecodeConfigurationMatchesReference, paged and contiguous caches).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
