@@ -10,20 +10,6 @@
 
 namespace tessera::tile::cuda {
 
-namespace hopper {
-// Panel p of the BR-row box at (row, 0) of plane `plane` into rows [first_row, first_row + BR) of dst.
-template <class T, int R, int C, int BR>
-__device__ __forceinline__ void load_box_panel(const SharedTile<T, R, C>& dst, int first_row, const TmaTensor<T, BR, C, 3>& src,
-                                               int64_t plane, int32_t row, int p, bool evict_first, uint64_t policy) {
-  constexpr int P = panel_cols<T>;
-  T* to = dst.data + p * R * P + first_row * P;
-  if (evict_first)
-    tma_load_3d(to, &src.descriptor, int32_t(p * P), row, int32_t(plane), dst.ready, policy);
-  else
-    tma_load_3d(to, &src.descriptor, int32_t(p * P), row, int32_t(plane), dst.ready);
-}
-}  // namespace hopper
-
 template <int BOXES, int TH, class T, int R, int CA, int CB, int BR, class... Hints>
 __device__ __forceinline__ void load_row_boxes_async(const Block<TH>&, const SharedTile<T, R, CA>& dst_a, const TmaTensor<T, BR, CA, 3>& src_a,
                                                      const SharedTile<T, R, CB>& dst_b, const TmaTensor<T, BR, CB, 3>& src_b,
@@ -38,8 +24,8 @@ __device__ __forceinline__ void load_row_boxes_async(const Block<TH>&, const Sha
   for (int p = 0; p < panels; ++p) {
 #pragma unroll
     for (int box = 0; box < BOXES; ++box) {
-      if (p < panels_a) hopper::load_box_panel(dst_a, box * BR, src_a, plane, rows[box], p, evict_first, policy);
-      if (p < panels_b) hopper::load_box_panel(dst_b, box * BR, src_b, plane, rows[box], p, evict_first, policy);
+      if (p < panels_a) hopper::load_box_panel(dst_a, box * BR, src_a, plane, {rows[box], 0}, p, evict_first, policy);
+      if (p < panels_b) hopper::load_box_panel(dst_b, box * BR, src_b, plane, {rows[box], 0}, p, evict_first, policy);
     }
   }
 }

@@ -329,6 +329,22 @@ __device__ __forceinline__ void load_async(const Block<TH>&, const SharedTile<T,
                         dst.ready);
 }
 
+namespace hopper {
+// Panel p of the BR-row box at (at.row, at.col) of plane `plane` into rows [first_row, first_row + BR) of dst:
+// one copy. A box row of 128-byte-swizzled shared memory is at most one panel wide, so a box of a wider tile
+// is copied panel by panel; load_rows_async and load_row_boxes_async (row_boxes.h) differ only in the order.
+template <class T, int R, int C, int BR>
+__device__ __forceinline__ void load_box_panel(const SharedTile<T, R, C>& dst, int first_row, const TmaTensor<T, BR, C, 3>& src,
+                                               int64_t plane, Coord at, int p, bool evict_first, uint64_t policy) {
+  constexpr int P = panel_cols<T>;
+  T* to = dst.data + p * R * P + first_row * P;
+  if (evict_first)
+    tma_load_3d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), int32_t(plane), dst.ready, policy);
+  else
+    tma_load_3d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), int32_t(plane), dst.ready);
+}
+}  // namespace hopper
+
 // Fills rows [first_row, first_row + BR) of a taller tile with the BR-row box at (at.row, at.col) of plane
 // `plane`: a tile gathered box by box from scattered places (the pages of a KV cache). The stage's barrier
 // expects the whole tile, so every box of the tile must be loaded. first_row is a multiple of BR.
@@ -338,16 +354,10 @@ __device__ __forceinline__ void load_rows_async(const Block<TH>&, const SharedTi
                                                 const TmaTensor<T, BR, C, 3>& src, int64_t plane, Coord at, Hints...) {
   static_assert(R % BR == 0 && BR % 8 == 0, "boxes of whole 8-row swizzle atoms that tile the rows");
   static_assert((std::is_same_v<Hints, ReadOnce> && ...), "load_rows_async: the one hint is ReadOnce");
-  constexpr int P = hopper::panel_cols<T>;
-  [[maybe_unused]] const uint64_t policy = sizeof...(Hints) > 0 ? hopper::evict_first_policy() : 0;
+  constexpr bool evict_first = sizeof...(Hints) > 0;
+  const uint64_t policy = evict_first ? hopper::evict_first_policy() : 0;
 #pragma unroll
-  for (int p = 0; p < C / P; ++p) {
-    T* to = dst.data + p * R * P + first_row * P;
-    if constexpr (sizeof...(Hints) > 0)
-      hopper::tma_load_3d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), int32_t(plane), dst.ready, policy);
-    else
-      hopper::tma_load_3d(to, &src.descriptor, int32_t(at.col + p * P), int32_t(at.row), int32_t(plane), dst.ready);
-  }
+  for (int p = 0; p < C / hopper::panel_cols<T>; ++p) hopper::load_box_panel(dst, first_row, src, plane, at, p, evict_first, policy);
 }
 
 // Leaves dst out of this fill of its stage: a stage whose tiles are not all needed at every step (attention's
