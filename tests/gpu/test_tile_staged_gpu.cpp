@@ -1,12 +1,14 @@
 // The staged pipeline's copy-engine operations on the GPU against values known exactly (and the host mode):
 // accumulator tiles stored through the copy engine (store_async) for every tile shape and consumer layout the
-// kernels use, clipped at every edge of C and nothing written outside it; and the whole pipeline with tiles a
-// cluster loads together (load_async_multicast), with C exact in fp32.
+// kernels use, clipped at every edge of C and nothing written outside it; the whole pipeline with tiles a
+// cluster loads together (load_async_multicast), with C exact in fp32; and tiles gathered from boxes of scattered
+// rows (load_row_boxes_async).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -423,6 +425,59 @@ TEST_P(Solo, HandOutsReachEveryConsumer) {
     EXPECT_TRUE(all_close(floats(out.to(Device::cpu())), o, {0, 0})) << "o" << (dev.is_cpu() ? " (host mode)" : " (GPU)");
     EXPECT_TRUE(all_close(floats(out_maxima.to(Device::cpu())), maxima, {0, 0}))
         << "sum of the handed row maxima" << (dev.is_cpu() ? " (host mode)" : " (GPU)");
+  }
+  if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
+}
+
+// Tiles gathered from boxes of scattered rows, as decode attention reads a paged cache: load_row_boxes_async
+// (one configuration load_rows_async box by box) against the sources read directly, exact, zeros past the
+// plane's last row and for a plane outside the stack; on the GPU (the copy engine's panels) and in host mode.
+class RowBoxes : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(TileStagedGpu, RowBoxes, ::testing::Range(0, kNumRowBoxConfigs));
+
+TEST_P(RowBoxes, FillsHoldTheirBoxesRowsExactly) {
+  const bool gpu_here = cuda_available();
+  const RowBoxConfig& s = kRowBoxConfigs[GetParam()];
+  constexpr int64_t planes = 3, rows = 101, fills = 5, boxes = 4, tile_rows = 64;
+  const Tensor a = random_tensor({planes * rows, s.ca}, DType::bf16, Device::cpu(), -4.f, 4.f);
+  const Tensor b = random_tensor({planes * rows, s.cb}, DType::bf16, Device::cpu(), -4.f, 4.f);
+  const auto a_values = floats(a), b_values = floats(b);
+  std::vector<float> eye(tile_rows * tile_rows, 0.f);
+  for (int64_t i = 0; i < tile_rows; ++i) eye[size_t(i * tile_rows + i)] = 1.f;
+  const Tensor eye_host = from_floats(eye, {tile_rows, tile_rows}, DType::f32);
+  std::mt19937 rng(std::random_device{}());
+  for (const int64_t plane : {int64_t(0), int64_t(2), int64_t(3)}) {
+    // Any first row from 0 to past the plane's end (boxes partly or wholly outside it), repeats allowed.
+    std::vector<float> starts(fills * boxes);
+    for (float& r : starts) r = float(std::uniform_int_distribution<int>(0, int(rows) + 4)(rng));
+    starts[0] = 0.f, starts[1] = float(rows - 16), starts[2] = float(rows - 5), starts[3] = 0.f;
+    const Tensor box_rows = from_floats(starts, {fills, boxes}, DType::i32);
+    SCOPED_TRACE(std::string(s.why) + ", plane " + std::to_string(plane) + " of " + std::to_string(planes));
+
+    auto expected = [&](const std::vector<float>& src, int64_t cols) {
+      std::vector<float> want(size_t(fills * tile_rows * cols));
+      for (int64_t f = 0; f < fills; ++f)
+        for (int64_t r = 0; r < tile_rows; ++r) {
+          const int64_t row = int64_t(starts[size_t(f * boxes + r / 16)]) + r % 16;
+          for (int64_t c = 0; c < cols; ++c)
+            want[size_t((f * tile_rows + r) * cols + c)] = plane < planes && row < rows ? src[size_t((plane * rows + row) * cols + c)] : 0.f;
+        }
+      return want;
+    };
+    const auto want_a = expected(a_values, s.ca), want_b = expected(b_values, s.cb);
+
+    Tensor host_a = poisoned({fills * tile_rows, s.ca}, DType::f32), host_b = poisoned({fills * tile_rows, s.cb}, DType::f32);
+    ASSERT_TRUE(tile_host::row_box_fills(GetParam(), a, b, planes, plane, box_rows, eye_host, host_a, host_b));
+    EXPECT_TRUE(all_close(floats(host_a), want_a, {0, 0})) << "host mode, first tile";
+    EXPECT_TRUE(all_close(floats(host_b), want_b, {0, 0})) << "host mode, second tile";
+
+    if (!gpu_here) continue;
+    const Device gpu = Device::cuda();
+    Tensor gpu_a = poisoned({fills * tile_rows, s.ca}, DType::f32, gpu), gpu_b = poisoned({fills * tile_rows, s.cb}, DType::f32, gpu);
+    if (!tile_cuda::row_box_fills(GetParam(), a.to(gpu), b.to(gpu), planes, plane, box_rows.to(gpu), eye_host.to(gpu), gpu_a, gpu_b))
+      GTEST_SKIP() << "skipped: not a Hopper GPU";
+    EXPECT_TRUE(all_close(floats(gpu_a.to(Device::cpu())), want_a, {0, 0})) << "GPU, first tile";
+    EXPECT_TRUE(all_close(floats(gpu_b.to(Device::cpu())), want_b, {0, 0})) << "GPU, second tile";
   }
   if (!gpu_here) GTEST_SKIP() << "skipped: no GPU (the host mode was checked)";
 }

@@ -19,7 +19,11 @@ namespace tessera::tile_staged_tests {
   /* kColumnSharesConfigs[config]: q [64, D], k [NK, D], v [NK, DV] bf16; the f32 outputs */           \
   bool column_shares_products(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* out); \
   /* kSoloConfigs[config]: q [64, D], k [tiles NK, D], v [tiles NK, DV] bf16; o [64, DV], maxima [64, 1] f32 */ \
-  bool solo_hand_out(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& maxima);
+  bool solo_hand_out(int config, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& o, const Tensor& maxima); \
+  /* kRowBoxConfigs[config]: a [planes * rows, CA] and b [planes * rows, CB] bf16 as stacks of `planes`; fill f of */ \
+  /* plane `plane` from the 16-row boxes at box_rows [fills, 4] (i32); a_out [fills 64, CA], b_out f32; eye [64, 64] */ \
+  bool row_box_fills(int config, const Tensor& a, const Tensor& b, int64_t planes, int64_t plane, const Tensor& box_rows, \
+                     const Tensor& eye, const Tensor& a_out, const Tensor& b_out);
 namespace tile_host { TESSERA_TILE_STAGED_RUNNERS }
 namespace tile_cuda { TESSERA_TILE_STAGED_RUNNERS }
 #undef TESSERA_TILE_STAGED_RUNNERS

@@ -1,8 +1,10 @@
 // Test kernels for the staged pipeline's copy-engine operations: stores of accumulator tiles through the copy
-// engine (Pipeline::store_async) and tiles a cluster loads together (load_async_multicast). Instantiated for
+// engine (Pipeline::store_async), tiles a cluster loads together (load_async_multicast) and tiles gathered from
+// boxes of scattered rows (load_row_boxes_async). Instantiated for
 // the host (tile_staged_host.cpp, the specification) and CUDA (tile_staged_cuda.cu); test_tile_staged_gpu.cpp
 // checks both against values known exactly.
 #pragma once
+#include "tessera/tile/row_boxes.h"
 #include "tessera/tile/solo.h"
 #include "tessera/tile/staged.h"
 #include "tessera/tile/tile.h"
@@ -332,6 +334,72 @@ inline constexpr ColumnSharesConfig kColumnSharesConfigs[] = {
     {64, 64, 128, "32 keys and 64 output columns a warpgroup"},
 };
 inline constexpr int kNumColumnSharesConfigs = int(sizeof(kColumnSharesConfigs) / sizeof(kColumnSharesConfigs[0]));
+
+// Stages filled by load_row_boxes_async from boxes of 16 rows scattered over one plane of two stacks, as decode
+// attention gathers K and V from a paged cache: fill f's boxes start at the rows box_rows[f]. The consumer
+// writes each fill's tiles out exactly, as eye @ tile (one nonzero bf16 product in each sum), one tile after the
+// other (a 64 x 256 accumulator takes half its registers). More fills than stages, so the stages are filled
+// again. BY_BOX: the same copies through load_rows_async, a box of one tile at a time.
+template <int CA, int CB, bool BY_BOX>
+struct RowBoxFills {
+  static constexpr int rows = 64, box = 16, boxes = rows / box;
+  using Stage = tile::Stage<tile::SharedTile<bf16, rows, CA>, tile::SharedTile<bf16, rows, CB>>;
+  using Pipe = tile::PipelineShape<Stage, 2, 1>;
+  static constexpr int threads = Pipe::threads;
+  static constexpr size_t shared_bytes = Pipe::shared_bytes;
+  struct Params {
+    tile::TmaTensor<bf16, box, CA, 3> a;  // [planes, rows, CA]
+    tile::TmaTensor<bf16, box, CB, 3> b;  // [planes, rows, CB]
+    tile::View2<const int32_t> box_rows;  // [fills, boxes]
+    tile::View2<const float> eye;         // [64, 64], the identity
+    tile::View2<float> a_out, b_out;      // [fills 64, CA] [fills 64, CB]
+    int64_t plane;
+  };
+  template <class Block>
+  TILE_DEVICE void operator()(Block& blk, const Params& p) const {
+    auto pipe = make_pipeline<Pipe>(blk);
+    const int64_t fills = p.box_rows.extent[0];
+    pipe.producer(fills, [&](Stage& s, int64_t f) {
+      int32_t at[boxes];
+      for (int i = 0; i < boxes; ++i) at[i] = p.box_rows(f, i);
+      if constexpr (BY_BOX) {
+        for (int i = 0; i < boxes; ++i) {
+          load_rows_async(blk, s.a, i * box, p.a, p.plane, {at[i], 0}, tile::read_once);
+          load_rows_async(blk, s.b, i * box, p.b, p.plane, {at[i], 0});
+        }
+      } else {
+        load_row_boxes_async(blk, s.a, p.a, s.b, p.b, p.plane, at, tile::read_once);
+      }
+    });
+    pipe.consumers([&] {
+      const auto eye = cast<bf16>(load_like(blk, mma_accumulator<rows, rows>(pipe), p.eye, {0, 0}));
+      for (int64_t f = 0; f < fills; ++f) {
+        const auto s = pipe.acquire();
+        {
+          auto a = mma_accumulator<rows, CA>(pipe);
+          mma(a, eye, s.a);
+          mma_wait(a);
+          store(blk, p.a_out, {f * rows, 0}, a);
+        }
+        auto b = mma_accumulator<rows, CB>(pipe);
+        mma(b, eye, s.b);
+        mma_wait(b);
+        pipe.release(s);
+        store(blk, p.b_out, {f * rows, 0}, b);
+      }
+    });
+  }
+};
+
+// MLA's widths (512 and 64 columns) would need a 64 x 512 accumulator here; its kernel's tests cover them.
+struct RowBoxConfig { int ca, cb; bool by_box; const char* why; };
+inline constexpr RowBoxConfig kRowBoxConfigs[] = {
+    {128, 128, false, "decode attention's K and V, head dim 128 (two panels each)"},
+    {64, 64, false, "head dim 64 (one panel each)"},
+    {256, 64, false, "tiles of four panels and one"},
+    {128, 64, true, "load_rows_async box by box, 128 and 64 columns, the hint on the first tile only"},
+};
+inline constexpr int kNumRowBoxConfigs = int(sizeof(kRowBoxConfigs) / sizeof(kRowBoxConfigs[0]));
 
 // The configurations tested, each named for the test's messages.
 // dtype: 0 bf16, 1 f16, 2 f32. add: 0 none, 1 a tensor of its own, 2 the destination itself (in place).

@@ -168,4 +168,23 @@ bool solo_hand_out(int config, const Tensor& q, const Tensor& k, const Tensor& v
   return true;
 }
 
+bool row_box_fills(int config, const Tensor& a, const Tensor& b, int64_t planes, int64_t plane, const Tensor& box_rows,
+                   const Tensor& eye, const Tensor& a_out, const Tensor& b_out) {
+  if (!staged_pipeline_runs()) return false;
+  with_index<kNumRowBoxConfigs>(config, [&](auto index) {
+    constexpr RowBoxConfig S = kRowBoxConfigs[decltype(index)::value];
+    using K = RowBoxFills<S.ca, S.cb, S.by_box>;
+    typename K::Params p{};
+    p.a = tile::active::make_tma_tensor<K::box, S.ca>(stacked(ops::as_rows<const bf16>(a), planes));
+    p.b = tile::active::make_tma_tensor<K::box, S.cb>(stacked(ops::as_rows<const bf16>(b), planes));
+    p.box_rows = ops::as_rows<const int32_t>(box_rows);
+    p.eye = ops::as_rows<const float>(eye);
+    p.a_out = ops::as_rows<float>(a_out);
+    p.b_out = ops::as_rows<float>(b_out);
+    p.plane = plane;
+    tile::active::launch<K>({1}, p, nullptr);
+  });
+  return true;
+}
+
 }  // namespace tessera::tile_staged_tests::TESSERA_TILE_BACKEND

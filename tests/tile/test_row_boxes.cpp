@@ -1,7 +1,7 @@
 // load_row_boxes_async (tessera/tile/row_boxes.h) in host mode: two tiles of different widths filled from boxes
 // of rows scattered over a plane of their sources, against the source read directly (zeros past the plane's
-// rows and for a plane outside the stack). The GPU form is checked through the decode kernels that use it
-// (AttentionGpu.EveryStagedDecodeConfigurationMatchesReference, paged and contiguous caches).
+// rows and for a plane outside the stack). The GPU form is checked against the same contract by
+// TileStagedGpu/RowBoxes (tests/gpu/test_tile_staged_gpu.cpp) and through the decode kernels that use it.
 #include <gtest/gtest.h>
 
 #include <cmath>
