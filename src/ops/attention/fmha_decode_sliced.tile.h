@@ -42,7 +42,7 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<Pipe>(blk);
-    produce_key_tiles<BN>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
+    produce_key_tiles<BN, true>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
     pipe.consumers([&] {
       auto o = mma_accumulator<SR, D>(pipe);
       const auto q = load_slices(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});

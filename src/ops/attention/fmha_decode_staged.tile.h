@@ -112,9 +112,11 @@ TILE_DEVICE void store_result(Block& blk, const Params& p, int64_t split, int64_
 // columns of one latent cache). Tokens from `newest` on are the step's own (the kernel before may have just
 // written them): a producer that started early (producer_starts_early) waits for that kernel before the first
 // tile that holds one.
-// BY_PANELS: a tile's copies through load_row_boxes_async (row_boxes.h), measured 1.5-4% faster (1.5-3.2% on 16-token pages) for decode
-// attention's K and V (session 66); MLA keeps them box by box until its own measurement.
-template <int BN, bool BY_PANELS = true, class Block, class Pipe, class Params, class First, class Second>
+// BY_PANELS: a tile's copies go panel by panel across its boxes (load_row_boxes_async, row_boxes.h); else box by
+// box, each box's row pieces back to back. For decode attention's 256-byte K and V rows panel by panel is 2-3%
+// faster (1.5-3.2% on 16-token pages, 3-4% contiguous; sessions 66-67); for MLA's 1152-byte latent rows box by
+// box is 1.1% faster where it is memory-bound (16 query heads) and the same with 128 (session 67, H200).
+template <int BN, bool BY_PANELS, class Block, class Pipe, class Params, class First, class Second>
 TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, const First& first, const Second& second,
                                    int64_t plane, int64_t b, int64_t k_begin, int64_t t_end, int64_t tiles, int64_t newest) {
   constexpr int boxes = BN / kCacheBox;
@@ -187,7 +189,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
-    produce_key_tiles<BN>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
+    produce_key_tiles<BN, true>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, D>(pipe);
       const auto q = load_like(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});
