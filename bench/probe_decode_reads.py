@@ -18,23 +18,36 @@ import cupy as cp
 import numpy as np
 
 SOURCE = r"""
-extern "C" __global__ void read_rows(const char* __restrict__ k, const char* __restrict__ v, const int* __restrict__ table,
-                                     int seq_len, int pages_per_seq, unsigned long long* sink) {
-  constexpr int ROW = 256, PIECES = ROW / 16, CHUNKS = 2 * TILE * PIECES, STAGE = 2 * TILE * ROW;
+// THREADS a block, ROWS_A_PASS = THREADS / 16 rows copied a pass (16 threads a 256-byte row), so that the page of
+// each pass's rows is known at compile time and a tile's block table entries are read once, before its copies.
+extern "C" __global__ void __launch_bounds__(THREADS) read_rows(const char* __restrict__ k, const char* __restrict__ v,
+                                                                const int* __restrict__ table, int seq_len, int pages_per_seq,
+                                                                unsigned long long* sink) {
+  constexpr int ROW = 256, PIECES = ROW / 16, STAGE = 2 * TILE * ROW, ROWS_A_PASS = THREADS / PIECES;
+  constexpr int PAGES_A_TILE = TILE >= PAGE ? TILE / PAGE : 1;
+  static_assert(PAGE % ROWS_A_PASS == 0 || ROWS_A_PASS % PAGE == 0, "passes of whole pages or pages of whole passes");
   extern __shared__ __align__(128) char ring[];
   const int h = blockIdx.x % HKV, b = blockIdx.x / HKV;
-  const int tiles = seq_len / TILE;
+  const int tiles = seq_len / TILE, piece = threadIdx.x % PIECES, first_row = threadIdx.x / PIECES;
+  const int* seq_table = table + b * pages_per_seq;
   const unsigned base = (unsigned)__cvta_generic_to_shared(ring);
   for (int t = 0; t < tiles + STAGES - 1; ++t) {
     if (t < tiles) {
       const int stage = t % STAGES;
-      for (int c = threadIdx.x; c < CHUNKS; c += blockDim.x) {
-        const int tensor = c / (TILE * PIECES), r = (c / PIECES) % TILE, piece = c % PIECES;
-        const int token = t * TILE + r;
-        const int slot = table[b * pages_per_seq + token / PAGE] * PAGE + token % PAGE;
-        const char* src = (tensor ? v : k) + ((size_t)slot * HKV + h) * ROW + piece * 16;
-        const unsigned dst = base + stage * STAGE + tensor * TILE * ROW + r * ROW + piece * 16;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(dst), "l"(src) : "memory");
+      int page_of[PAGES_A_TILE];
+#pragma unroll
+      for (int j = 0; j < PAGES_A_TILE; ++j) page_of[j] = seq_table[(t * TILE) / PAGE + j];
+#pragma unroll
+      for (int tensor = 0; tensor < 2; ++tensor) {
+#pragma unroll
+        for (int pass = 0; pass < TILE / ROWS_A_PASS; ++pass) {
+          const int r = first_row + pass * ROWS_A_PASS;
+          const int token_in_page = (t * TILE + r) % PAGE;
+          const int slot = page_of[(pass * ROWS_A_PASS) / PAGE] * PAGE + token_in_page;
+          const char* src = (tensor ? v : k) + ((size_t)slot * HKV + h) * ROW + piece * 16;
+          const unsigned dst = base + stage * STAGE + tensor * TILE * ROW + r * ROW + piece * 16;
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(dst), "l"(src) : "memory");
+        }
       }
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -86,12 +99,12 @@ def main():
     # (tokens a tile, stages): 64 or 96 KB a block, so that two blocks fit an SM and all are resident at once.
     threads_list = [int(t) for t in a.threads.split(",")]
     for tile, stages in (tuple(int(x) for x in spec.split("x")) for spec in a.tiles.split(",")):
-        module = cp.RawModule(code=SOURCE, options=("--std=c++17", f"-DHKV={hkv}", f"-DPAGE={page}", f"-DTILE={tile}",
-                                                    f"-DSTAGES={stages}"))
-        kernel = module.get_function("read_rows")
         smem = stages * 2 * tile * row
-        kernel.max_dynamic_shared_size_bytes = smem
         for threads in threads_list:
+            module = cp.RawModule(code=SOURCE, options=("--std=c++17", f"-DHKV={hkv}", f"-DPAGE={page}", f"-DTILE={tile}",
+                                                        f"-DSTAGES={stages}", f"-DTHREADS={threads}"))
+            kernel = module.get_function("read_rows")
+            kernel.max_dynamic_shared_size_bytes = smem
             for name, table in tables.items():
                 us = time_kernel(lambda: kernel((a.b * hkv,), (threads,), (k, v, table, np.int32(a.s), np.int32(pages_per_seq), sink),
                                                 shared_mem=smem))
