@@ -430,8 +430,9 @@ TEST_P(Solo, HandOutsReachEveryConsumer) {
 }
 
 // Tiles gathered from boxes of scattered rows, as decode attention reads a paged cache: load_row_boxes_async
-// (one configuration load_rows_async box by box) against the sources read directly, exact, zeros past the
-// plane's last row and for a plane outside the stack; on the GPU (the copy engine's panels) and in host mode.
+// (one configuration load_rows_async box by box, two load_row_boxes_by_threads) against the sources read
+// directly, exact, zeros past the plane's last row and for a plane outside the stack; on the GPU (the copy
+// engine's panels, or the producer's threads) and in host mode.
 class RowBoxes : public ::testing::TestWithParam<int> {};
 INSTANTIATE_TEST_SUITE_P(TileStagedGpu, RowBoxes, ::testing::Range(0, kNumRowBoxConfigs));
 

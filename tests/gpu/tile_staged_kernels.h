@@ -339,12 +339,13 @@ inline constexpr int kNumColumnSharesConfigs = int(sizeof(kColumnSharesConfigs) 
 // attention gathers K and V from a paged cache: fill f's boxes start at the rows box_rows[f]. The consumer
 // writes each fill's tiles out exactly, as eye @ tile (one nonzero bf16 product in each sum), one tile after the
 // other (a 64 x 256 accumulator takes half its registers). More fills than stages, so the stages are filled
-// again. BY_BOX: the same copies through load_rows_async, a box of one tile at a time.
-template <int CA, int CB, bool BY_BOX>
+// again. HOW: 0 load_row_boxes_async; 1 the same copies through load_rows_async, a box of one tile at a time;
+// 2 load_row_boxes_by_threads, in a pipeline of CopiedByThreads shape.
+template <int CA, int CB, int HOW>
 struct RowBoxFills {
   static constexpr int rows = 64, box = 16, boxes = rows / box;
   using Stage = tile::Stage<tile::SharedTile<bf16, rows, CA>, tile::SharedTile<bf16, rows, CB>>;
-  using Pipe = tile::PipelineShape<Stage, 2, 1>;
+  using Pipe = std::conditional_t<HOW == 2, tile::CopiedByThreads<tile::PipelineShape<Stage, 2, 1>>, tile::PipelineShape<Stage, 2, 1>>;
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   struct Params {
@@ -362,11 +363,13 @@ struct RowBoxFills {
     pipe.producer(fills, [&](Stage& s, int64_t f) {
       int32_t at[boxes];
       for (int i = 0; i < boxes; ++i) at[i] = p.box_rows(f, i);
-      if constexpr (BY_BOX) {
+      if constexpr (HOW == 1) {
         for (int i = 0; i < boxes; ++i) {
           load_rows_async(blk, s.a, i * box, p.a, p.plane, {at[i], 0}, tile::read_once);
           load_rows_async(blk, s.b, i * box, p.b, p.plane, {at[i], 0});
         }
+      } else if constexpr (HOW == 2) {
+        load_row_boxes_by_threads(blk, s.a, p.a, s.b, p.b, p.plane, at);
       } else {
         load_row_boxes_async(blk, s.a, p.a, s.b, p.b, p.plane, at, tile::read_once);
       }
@@ -392,12 +395,14 @@ struct RowBoxFills {
 };
 
 // MLA's widths (512 and 64 columns) would need a 64 x 512 accumulator here; its kernel's tests cover them.
-struct RowBoxConfig { int ca, cb; bool by_box; const char* why; };
+struct RowBoxConfig { int ca, cb, how; const char* why; };
 inline constexpr RowBoxConfig kRowBoxConfigs[] = {
-    {128, 128, false, "decode attention's K and V, head dim 128 (two panels each)"},
-    {64, 64, false, "head dim 64 (one panel each)"},
-    {256, 64, false, "tiles of four panels and one"},
-    {128, 64, true, "load_rows_async box by box, 128 and 64 columns, the hint on the first tile only"},
+    {128, 128, 0, "decode attention's K and V, head dim 128 (two panels each)"},
+    {64, 64, 0, "head dim 64 (one panel each)"},
+    {256, 64, 0, "tiles of four panels and one"},
+    {128, 64, 1, "load_rows_async box by box, 128 and 64 columns, the hint on the first tile only"},
+    {128, 128, 2, "the producer's threads copy, head dim 128 (4 rows a pass of the 128 threads)"},
+    {256, 64, 2, "the producer's threads copy, 256 columns (2 rows a pass) and 64 (16 rows a pass)"},
 };
 inline constexpr int kNumRowBoxConfigs = int(sizeof(kRowBoxConfigs) / sizeof(kRowBoxConfigs[0]));
 

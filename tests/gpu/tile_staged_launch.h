@@ -173,7 +173,7 @@ bool row_box_fills(int config, const Tensor& a, const Tensor& b, int64_t planes,
   if (!staged_pipeline_runs()) return false;
   with_index<kNumRowBoxConfigs>(config, [&](auto index) {
     constexpr RowBoxConfig S = kRowBoxConfigs[decltype(index)::value];
-    using K = RowBoxFills<S.ca, S.cb, S.by_box>;
+    using K = RowBoxFills<S.ca, S.cb, S.how>;
     typename K::Params p{};
     p.a = tile::active::make_tma_tensor<K::box, S.ca>(stacked(ops::as_rows<const bf16>(a), planes));
     p.b = tile::active::make_tma_tensor<K::box, S.cb>(stacked(ops::as_rows<const bf16>(b), planes));

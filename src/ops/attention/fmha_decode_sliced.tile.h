@@ -22,11 +22,11 @@
 namespace tessera::ops::kernels {
 
 // CONSUMERS warpgroups of four slices each: a key tile is cut in 4 CONSUMERS slices.
-template <class T, int D, int BN, int STAGES, int BLOCKS, int CONSUMERS>
-struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
-  using Base = FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS>;
+template <class T, int D, int BN, int STAGES, int BLOCKS, int CONSUMERS, bool THREADS = false>
+struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS, THREADS> {
+  using Base = FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS, THREADS>;
   using Params = typename Base::Params;
-  using Pipe = tile::PipelineShape<typename Base::Shape::Stage, STAGES, CONSUMERS>;
+  using Pipe = typename Base::Shape::template Copied<tile::PipelineShape<typename Base::Shape::Stage, STAGES, CONSUMERS>>;
   static constexpr int threads = Pipe::threads;
   static constexpr size_t shared_bytes = Pipe::shared_bytes;
   static constexpr int rows = tile::kSliceRows;  // query rows of a block
@@ -42,7 +42,7 @@ struct FmhaDecodeSliced : FmhaDecodeStaged<T, D, BN, STAGES, BLOCKS> {
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<Pipe>(blk);
-    produce_key_tiles<BN, true>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
+    produce_key_tiles<BN, Base::Shape::key_copies>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
     pipe.consumers([&] {
       auto o = mma_accumulator<SR, D>(pipe);
       const auto q = load_slices(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});

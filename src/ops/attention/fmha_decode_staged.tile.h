@@ -112,11 +112,15 @@ TILE_DEVICE void store_result(Block& blk, const Params& p, int64_t split, int64_
 // columns of one latent cache). Tokens from `newest` on are the step's own (the kernel before may have just
 // written them): a producer that started early (producer_starts_early) waits for that kernel before the first
 // tile that holds one.
-// BY_PANELS: a tile's copies go panel by panel across its boxes (load_row_boxes_async, row_boxes.h); else box by
-// box, each box's row pieces back to back. For decode attention's 256-byte K and V rows panel by panel is 2-3%
-// faster (1.5-3.2% on 16-token pages, 3-4% contiguous; sessions 66-67); for MLA's 1152-byte latent rows box by
-// box is 1.1% faster where it is memory-bound (16 query heads) and the same with 128 (session 67, H200).
-template <int BN, bool BY_PANELS, class Block, class Pipe, class Params, class First, class Second>
+// HOW: the copy engine's copies of a tile go panel by panel across its boxes (by_panels: load_row_boxes_async,
+// row_boxes.h) or box by box, each box's row pieces back to back (by_boxes); or the producer's threads copy
+// (by_threads: load_row_boxes_by_threads, for a pipeline of CopiedByThreads shape). For decode attention's
+// 256-byte K and V rows panel by panel is 2-3% faster than box by box (1.5-3.2% on 16-token pages, 3-4%
+// contiguous; sessions 66-67), and the threads 1-4% faster than that on 16-token pages (session 68); for MLA's
+// 1152-byte latent rows box by box is 1.1% faster where it is memory-bound (16 query heads) and the same with
+// 128 (session 67, H200).
+enum class KeyCopies { by_panels, by_boxes, by_threads };
+template <int BN, KeyCopies HOW, class Block, class Pipe, class Params, class First, class Second>
 TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, const First& first, const Second& second,
                                    int64_t plane, int64_t b, int64_t k_begin, int64_t t_end, int64_t tiles, int64_t newest) {
   constexpr int boxes = BN / kCacheBox;
@@ -127,7 +131,9 @@ TILE_DEVICE void produce_key_tiles(Block& blk, Pipe& pipe, const Params& p, cons
   pipe.producer(tiles, [&blk, &pipe, &p, &first, &second, plane, b, k_begin, t_end, tiles, newest, pages, rows](auto& s, int64_t j) mutable {
     if (j == 0) box_rows<boxes>(p, b, int32_t(k_begin), int32_t(t_end), pages, rows);
     if (k_begin + (j + 1) * BN > newest) pipe.wait_for_predecessor();
-    if constexpr (BY_PANELS) {
+    if constexpr (HOW == KeyCopies::by_threads) {
+      load_row_boxes_by_threads(blk, s.a, first, s.b, second, plane, rows);
+    } else if constexpr (HOW == KeyCopies::by_panels) {
       load_row_boxes_async(blk, s.a, first, s.b, second, plane, rows, tile::read_once);
     } else {
       for (int box = 0; box < boxes; ++box) {
@@ -155,18 +161,23 @@ TILE_DEVICE auto decode_scores(const Params& p, const S& dots, int64_t k0, int64
 }
 
 // BLOCKS: blocks per multiprocessor (their registers and shared memory must fit together).
-template <class T, int D, int BN, int STAGES, int BLOCKS>
+// THREADS: the producer's threads copy the key tiles (CopiedByThreads), not the copy engine.
+template <class T, int D, int BN, int STAGES, int BLOCKS, bool THREADS = false>
 struct StagedDecodeShape {
   using value_type = T;
   static constexpr int bm = 64, bn = BN, d = D, blocks_per_sm = BLOCKS;
+  static constexpr bool threads_copy = THREADS;
+  static constexpr KeyCopies key_copies = THREADS ? KeyCopies::by_threads : KeyCopies::by_panels;
   using Stage = tile::Stage<tile::SharedTile<T, BN, D>, tile::SharedTile<T, BN, D>>;  // K_j, V_j
-  using Pipe = tile::PipelineShape<Stage, STAGES, 1>;
+  template <class Shape>
+  using Copied = std::conditional_t<THREADS, tile::CopiedByThreads<Shape>, Shape>;
+  using Pipe = Copied<tile::PipelineShape<Stage, STAGES, 1>>;
   using Cache = tile::TmaTensor<T, kCacheBox, D, 3>;  // K or V as [Hkv planes, cache rows, D]
 };
 
-template <class T, int D, int BN, int STAGES, int BLOCKS>
-struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
-  using Shape = StagedDecodeShape<T, D, BN, STAGES, BLOCKS>;
+template <class T, int D, int BN, int STAGES, int BLOCKS, bool THREADS = false>
+struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS, THREADS> {
+  using Shape = StagedDecodeShape<T, D, BN, STAGES, BLOCKS, THREADS>;
   static constexpr int threads = Shape::Pipe::threads, min_blocks_per_sm = BLOCKS;
   static constexpr size_t shared_bytes = Shape::Pipe::shared_bytes;
   struct Params : DecodeSplitParams<T> {
@@ -189,7 +200,7 @@ struct FmhaDecodeStaged : StagedDecodeShape<T, D, BN, STAGES, BLOCKS> {
     const int64_t tiles = t_end > k_begin ? (t_end - k_begin + BN - 1) / BN : 0;
 
     auto pipe = make_pipeline<typename Shape::Pipe>(blk);
-    produce_key_tiles<BN, true>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
+    produce_key_tiles<BN, Shape::key_copies>(blk, pipe, p, p.k, p.v, hk, b, k_begin, t_end, tiles, len - Sq);
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, D>(pipe);
       const auto q = load_like(blk, o, head_range(p.q[b], hk * G, G), {r0, 0});

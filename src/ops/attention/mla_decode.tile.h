@@ -61,7 +61,7 @@ struct MlaDecodeStaged : MlaDecodeShape<T, BN, STAGES> {
       load_async(blk, r.a, p.q_latent, b, {r0, 0});
       load_async(blk, r.b, p.q_rope, b, {r0, 0});
     });
-    produce_key_tiles<BN, false>(blk, pipe, p, p.k, p.k_rope, 0, b, k_begin, t_end, tiles, len - Sq);
+    produce_key_tiles<BN, KeyCopies::by_boxes>(blk, pipe, p, p.k, p.k_rope, 0, b, k_begin, t_end, tiles, len - Sq);
     pipe.consumers([&] {
       auto o = mma_accumulator<BM, kMlaRank>(pipe);
       const auto q = pipe.resident();

@@ -17,4 +17,12 @@ void load_row_boxes_async(const Block& blk, const SharedTile<T, R, CA>& dst_a, c
   }
 }
 
+// The GPU's producer threads copy what load_row_boxes_async copies; here the same.
+template <int BOXES, class T, int R, int CA, int CB, int BR>
+void load_row_boxes_by_threads(const Block& blk, const SharedTile<T, R, CA>& dst_a, const TmaTensor<T, BR, CA, 3>& src_a,
+                               const SharedTile<T, R, CB>& dst_b, const TmaTensor<T, BR, CB, 3>& src_b, int64_t plane,
+                               const int32_t (&rows)[BOXES]) {
+  load_row_boxes_async(blk, dst_a, src_a, dst_b, src_b, plane, rows);
+}
+
 }  // namespace tessera::tile::host

@@ -92,9 +92,13 @@ constexpr int blocks_per_multiprocessor() {
 }
 }  // namespace hopper
 
-// Arrivals that fill a stage: on Hopper the producer thread that announces the copy engine's bytes; on sm_80
-// every producer thread, once its own cp.async pieces of the stage have landed (barrier_arrive_on_copies).
-inline constexpr int kFullArrivals = TESSERA_SM80_PIPELINE ? 128 : 1;
+// Arrivals that fill a stage: on Hopper the producer thread that announces the copy engine's bytes; on sm_80,
+// and in a pipeline of CopiedByThreads shape, every producer thread, once its own cp.async pieces of the stage
+// have landed (barrier_arrive_on_copies).
+template <class Shape>
+inline constexpr bool filled_by_threads = TESSERA_SM80_PIPELINE || copied_by_threads_v<Shape>;
+template <class Shape>
+inline constexpr int full_arrivals = filled_by_threads<Shape> ? 128 : 1;
 
 // A block's wait for the kernel before it where the body waits, not kernel_entry: the wait, then the kernel after
 // this one may start, and a traced build marks the block ready. Every thread that reads what the kernel before
@@ -114,7 +118,7 @@ __device__ __forceinline__ void run_staged(const Params& params, bool producer_e
   const auto mem = hopper::PipelineMemory<Shape>::get();
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::stages; ++s) {
-      hopper::barrier_init(&mem.full[s], kFullArrivals);
+      hopper::barrier_init(&mem.full[s], full_arrivals<Shape>);
       // One arrival per warp that read it, in every block of the cluster (their producers fill it too).
       hopper::barrier_init(&mem.empty[s], Shape::consumers_per_tile * 4 * Shape::cluster);
     }
@@ -130,7 +134,7 @@ __device__ __forceinline__ void run_staged(const Params& params, bool producer_e
     hopper::registers_decrease<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::producer>();
     RoleBlock<Shape::threads, Role::producer> blk;
     Kernel{}(blk, params);
-    if constexpr (TESSERA_SM80_PIPELINE) hopper::copies_wait_all();
+    if constexpr (filled_by_threads<Shape>) hopper::copies_wait_all();
   } else {
     hopper::registers_increase<hopper::RegisterSplit<Shape, hopper::blocks_per_multiprocessor<Kernel>()>::consumer>();
     if (producer_early) wait_for_predecessor_in_body();
@@ -157,11 +161,11 @@ class Pipeline {
   __device__ void producer(int64_t k_tiles, F&& load) {
     if constexpr (ROLE == Role::consumer) {
       pending_ = k_tiles;  // ping-pong: the stages a consumer skips when the tile is not its turn
-    } else if constexpr (TESSERA_SM80_PIPELINE) {
-      // Every producer thread copies its pieces of each stage (load_async) and arrives when they have landed.
-      // The sm_80 pipeline has cooperative consumers, no clusters and no resident tiles: launchers pick other
-      // shapes on Hopper only.
-      if constexpr (Shape::cluster != 1 || Shape::mode != Consumers::cooperative || Shape::Resident::bytes != 0) __trap();
+    } else if constexpr (filled_by_threads<Shape>) {
+      // Every producer thread copies its pieces of each stage (load_async, load_row_boxes_by_threads) and arrives
+      // when they have landed. The sm_80 pipeline has cooperative consumers, no clusters and no resident tiles:
+      // launchers pick other shapes on Hopper only.
+      if constexpr (TESSERA_SM80_PIPELINE && (Shape::cluster != 1 || Shape::mode != Consumers::cooperative || Shape::Resident::bytes != 0)) __trap();
       for (int64_t k = 0; k < k_tiles; ++k) {
         hopper::barrier_wait(&mem_.empty[stage_], phase_ ^ 1);
         StageT s = stage_at(stage_);
@@ -243,6 +247,7 @@ class Pipeline {
       int64_t k;
       __device__ StageT operator*() const {
         hopper::barrier_wait(&r->p_.mem_.full[r->p_.stage_], r->p_.phase_);
+        if constexpr (copied_by_threads_v<Shape>) hopper::fence_proxy_async_shared();  // cp.async wrote it, wgmma reads it
         if (k == 0 && threadIdx.x == 0) trace::mark(trace::first_stage_full);
         return r->p_.stage_at(r->p_.stage_);
       }
@@ -331,6 +336,7 @@ class Pipeline {
     static_assert(Shape::mode == Consumers::cooperative, "acquire: cooperative consumers only");
     Held h;
     hopper::barrier_wait(&mem_.full[stage_], phase_);
+    if constexpr (copied_by_threads_v<Shape>) hopper::fence_proxy_async_shared();  // cp.async wrote it, wgmma reads it
 #if defined(TESSERA_TILE_TRACE)
     if (threadIdx.x == 0 && traced_acquires_++ == 0) trace::mark(trace::first_stage_full);
 #endif
